@@ -1,0 +1,30 @@
+# `make test` and `make demo` set everything up on a machine that has only Python 3.11.
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# One torch thread per test worker: two threads fighting for two cores are 10-100x slower.
+TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+.PHONY: test demo lint install clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	# torch first and pinned: the CPU wheel on disk, never a CUDA build.
+	$(PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(TEST_ENV) $(PY) -m pytest -n 2 -q
+
+demo: $(STAMP)
+	$(VENV)/bin/attnlab demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,3 @@
+"""attnlab: train, compare and see the classic attention mechanisms."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,159 @@
+"""Local attention: score only a window of 2D+1 source positions (Luong et al. 2015, sec. 3.2).
+
+local-m (monotonic): the window of the t-th query is centred on p_t = offset + t.
+local-p (predictive): p_t = S * sigmoid(v_p^T tanh(W_p q_t)), S = real source length - 1
+(eq. 9), and the in-window softmax is multiplied by exp(-(s - p_t)^2 / (2 sigma^2)),
+sigma = D / 2 (eq. 10). As in the paper, local-p weights are *not* renormalised after the
+Gaussian, so they sum to at most 1.
+
+Keys are projected once for all queries; each query then gathers its own window of projected
+keys and values, so the cost grows with Tq * (2D + 1), not Tq * Tk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from .core import as_query_sequence, check_keys_values, key_mask_for_scores, masked_softmax
+from .scores import ScoreDims, build_score, gather_rows
+
+
+@dataclass
+class WindowedAttention:
+    """Local attention in window form (what `forward` scatters into a dense (B, Tq, Tk) matrix).
+
+    context (B, Tq, Dv); weights (B, Tq, W) with W = 2D + 1; positions (B, Tq, W) the source index
+    of each window slot (clamped into [0, Tk); slots outside the sentence have weight 0);
+    centres (B, Tq) the real-valued p_t.
+    """
+
+    context: Tensor
+    weights: Tensor
+    positions: Tensor
+    centres: Tensor
+
+    def dense_weights(self, num_keys: int) -> Tensor:
+        """(B, Tq, Tk) weights, exactly 0 outside each window."""
+        batch, queries, _ = self.weights.shape
+        dense = self.weights.new_zeros(batch, queries, num_keys)
+        return dense.scatter_add(-1, self.positions, self.weights)
+
+
+class LocalAttention(nn.Module):
+    """Luong's local-m (`predictive=False`) and local-p (`predictive=True`) attention.
+
+    forward(query, keys, values=None, mask=None, offset=0) -> (context, weights) with the shapes
+    of `Attention`; weights are exactly 0 outside [round(p_t) - window, round(p_t) + window] and on
+    padding. `offset` (int or (B,) tensor) is the source position of the first query for local-m:
+    a decoder at step t passes offset=t with a one-step query.
+    """
+
+    def __init__(
+        self,
+        score: str,
+        *,
+        window: int,
+        predictive: bool,
+        query_dim: int,
+        key_dim: int,
+        hidden_dim: int | None = None,
+        max_len: int | None = None,
+        sharpness: float | None = None,
+        position_hidden: int | None = None,
+    ):
+        super().__init__()
+        kind = "local-p" if predictive else "local-m"
+        if not isinstance(window, int) or window < (1 if predictive else 0):
+            raise ValueError(
+                f"{kind} attention needs an integer window half-width D >= "
+                f"{1 if predictive else 0} (sigma = D/2), got window={window!r}"
+            )
+        dims = ScoreDims(query_dim, key_dim, hidden_dim, max_len, sharpness)
+        self.score = build_score(score, dims)
+        self.window, self.predictive, self.kind = window, predictive, kind
+        if predictive:
+            hidden = position_hidden or query_dim
+            self.position_proj = nn.Linear(query_dim, hidden, bias=False)  # W_p
+            self.position_v = nn.Linear(hidden, 1, bias=False)  # v_p
+
+    @property
+    def who(self) -> str:
+        return f"LocalAttention({self.score.name!r}, {self.kind})"
+
+    def project_keys(self, keys: Tensor) -> Tensor:
+        """The key-side work, done once per source sentence: (B, Tk, Dk) -> (B, Tk, H)."""
+        self.score.check_dims(None, keys)
+        return self.score.project_keys(keys)
+
+    def centres(self, query: Tensor, lengths: Tensor, offset: int | Tensor) -> Tensor:
+        """p_t for each query: query (B, Tq, Dq), lengths (B, 1 or Tq) real keys -> (B, Tq)."""
+        batch, queries, _ = query.shape
+        if self.predictive:
+            gate = torch.sigmoid(self.position_v(torch.tanh(self.position_proj(query))))
+            return (lengths - 1).clamp(min=0).to(query.dtype) * gate.squeeze(-1)
+        steps = torch.arange(queries, device=query.device, dtype=query.dtype)
+        offset = torch.as_tensor(offset, device=query.device, dtype=query.dtype).reshape(-1, 1)
+        return (offset + steps).expand(batch, queries)
+
+    def attend_window(
+        self,
+        query: Tensor,
+        keys: Tensor,
+        values: Tensor | None = None,
+        mask: Tensor | None = None,
+        offset: int | Tensor = 0,
+        *,
+        projected_keys: Tensor | None = None,
+    ) -> WindowedAttention:
+        """Local attention without the dense matrix; query (B, Tq, Dq). See `WindowedAttention`."""
+        values = keys if values is None else values
+        check_keys_values(keys, values, query.shape[0], self.who)
+        self.score.check_dims(query, keys)
+        batch, queries, num_keys = query.shape[0], query.shape[1], keys.shape[1]
+        key_mask = key_mask_for_scores(mask, keys, queries, self.who)  # (B, 1|Tq, Tk) or None
+        if projected_keys is None:
+            projected_keys = self.score.project_keys(keys)  # (B, Tk, H)
+        lengths = key_mask.sum(-1) if key_mask is not None else query.new_full((batch, 1), num_keys)
+        centres = self.centres(query, lengths, offset)  # (B, Tq) real-valued p_t
+        slots = torch.arange(-self.window, self.window + 1, device=query.device)
+        positions = centres.detach().round().long().unsqueeze(-1) + slots  # (B, Tq, W)
+        clamped = positions.clamp(0, max(num_keys - 1, 0))
+        if num_keys == 0:  # nothing to attend to: zero weights, zero context
+            zeros = query.new_zeros(batch, queries, slots.numel())
+            return WindowedAttention(
+                values.new_zeros(batch, queries, values.shape[-1]), zeros, clamped, centres
+            )
+        valid = (positions >= 0) & (positions < num_keys)
+        if key_mask is not None:
+            valid &= key_mask.expand(batch, queries, num_keys).gather(-1, clamped)
+        scores = self.score.window(query, projected_keys, clamped)  # (B, Tq, W)
+        weights = masked_softmax(scores, valid)  # (B, Tq, W)
+        if self.predictive:
+            sigma = self.window / 2
+            gaussian = torch.exp(-((positions - centres.unsqueeze(-1)) ** 2) / (2 * sigma**2))
+            weights = weights * gaussian
+        window_values = gather_rows(values, clamped)  # (B, Tq, W, Dv)
+        context = (weights.unsqueeze(-2) @ window_values).squeeze(-2)  # (B, Tq, Dv)
+        return WindowedAttention(context, weights, clamped, centres)
+
+    def forward(
+        self,
+        query: Tensor,
+        keys: Tensor,
+        values: Tensor | None = None,
+        mask: Tensor | None = None,
+        offset: int | Tensor = 0,
+        *,
+        projected_keys: Tensor | None = None,
+    ) -> tuple[Tensor, Tensor]:
+        query, is_step = as_query_sequence(query, self.who)
+        local = self.attend_window(
+            query, keys, values, mask, offset, projected_keys=projected_keys
+        )
+        weights = local.dense_weights(keys.shape[1])  # (B, Tq, Tk)
+        if is_step:
+            return local.context.squeeze(1), weights.squeeze(1)
+        return local.context, weights

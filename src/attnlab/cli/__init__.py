@@ -1,0 +1,42 @@
+"""The `attnlab` command: parses arguments and calls library functions, nothing more.
+
+Each sub-command group lives in its own module with an `add_parser(subparsers)` function that
+registers it and sets `func` (called with the parsed arguments, returns an exit code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from attnlab.errors import UserError
+
+from . import data, demo
+
+COMMAND_GROUPS = (demo, data)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="attnlab", description="Train, compare and see attention mechanisms."
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for group in COMMAND_GROUPS:
+        group.add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UserError as error:
+        print(f"attnlab: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("attnlab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
