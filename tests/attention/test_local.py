@@ -119,3 +119,13 @@ def test_padded_keys_cannot_change_local_output():
     noisy_values[0, 5:] = -1e3
     torch.testing.assert_close(local(query, noisy_keys, noisy_values, mask),
                                local(query, keys, values, mask))
+
+
+@pytest.mark.parametrize("predictive", [False, True])
+def test_chunked_queries_give_the_same_result(predictive):
+    local = LocalAttention("additive", window=2, predictive=predictive, query_dim=4, key_dim=3)
+    query, keys, values = torch.randn(2, 9, 4), torch.randn(2, 8, 3), torch.randn(2, 8, 5)
+    mask = torch.rand(2, 8) > 0.2
+    whole = local(query, keys, values, mask, offset=1)
+    local.chunk_elements = 2 * 5 * 5 * 2  # two queries per chunk: five chunks, the last short
+    torch.testing.assert_close(local(query, keys, values, mask, offset=1), whole)

@@ -39,7 +39,7 @@ class WindowedAttention:
         """(B, Tq, Tk) weights, exactly 0 outside each window."""
         batch, queries, _ = self.weights.shape
         dense = self.weights.new_zeros(batch, queries, num_keys)
-        return dense.scatter_add(-1, self.positions, self.weights)
+        return dense.scatter_add_(-1, self.positions, self.weights)  # in place: no 2nd copy
 
 
 class LocalAttention(nn.Module):
@@ -50,6 +50,8 @@ class LocalAttention(nn.Module):
     padding. `offset` (int or (B,) tensor) is the source position of the first query for local-m:
     a decoder at step t passes offset=t with a one-step query.
     """
+
+    chunk_elements = 1 << 22  # gathered window elements per chunk of queries (16 MiB in fp32)
 
     def __init__(
         self,
@@ -129,15 +131,33 @@ class LocalAttention(nn.Module):
         valid = (positions >= 0) & (positions < num_keys)
         if key_mask is not None:
             valid &= key_mask.expand(batch, queries, num_keys).gather(-1, clamped)
-        scores = self.score.window(query, projected_keys, clamped)  # (B, Tq, W)
-        weights = masked_softmax(scores, valid)  # (B, Tq, W)
+        # Queries go in chunks so the gathered windows, (B, chunk, W, H), stay small.
+        width = max(projected_keys.shape[-1], values.shape[-1], 1)
+        chunk = max(1, self.chunk_elements // (batch * slots.numel() * width))
+        parts = [
+            self._attend_chunk(query[:, s : s + chunk], projected_keys, values,
+                               clamped[:, s : s + chunk], valid[:, s : s + chunk],
+                               centres[:, s : s + chunk])
+            for s in range(0, queries, chunk)
+        ]
+        context = torch.cat([part[0] for part in parts], dim=1)
+        weights = torch.cat([part[1] for part in parts], dim=1)
+        return WindowedAttention(context, weights, clamped, centres)
+
+    def _attend_chunk(
+        self, query: Tensor, projected_keys: Tensor, values: Tensor, positions: Tensor,
+        valid: Tensor, centres: Tensor,
+    ) -> tuple[Tensor, Tensor]:
+        """Eq. 9-10 for a chunk of queries: query (B, C, Dq), positions/valid (B, C, W),
+        centres (B, C) -> context (B, C, Dv), weights (B, C, W)."""
+        scores = self.score.window(query, projected_keys, positions)  # (B, C, W)
+        weights = masked_softmax(scores, valid)  # (B, C, W)
         if self.predictive:
             sigma = self.window / 2
             gaussian = torch.exp(-((positions - centres.unsqueeze(-1)) ** 2) / (2 * sigma**2))
             weights = weights * gaussian
-        window_values = gather_rows(values, clamped)  # (B, Tq, W, Dv)
-        context = (weights.unsqueeze(-2) @ window_values).squeeze(-2)  # (B, Tq, Dv)
-        return WindowedAttention(context, weights, clamped, centres)
+        window_values = gather_rows(values, positions)  # (B, C, W, Dv)
+        return (weights.unsqueeze(-2) @ window_values).squeeze(-2), weights
 
     def forward(
         self,

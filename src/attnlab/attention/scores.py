@@ -36,9 +36,33 @@ class ScoreDims:
 
 def gather_rows(rows: Tensor, positions: Tensor) -> Tensor:
     """Pick rows per query: rows (B, Tk, H), positions (B, Tq, W) in [0, Tk) -> (B, Tq, W, H)."""
-    batch, queries, width = positions.shape
-    index = positions.reshape(batch, queries * width, 1).expand(-1, -1, rows.shape[-1])
-    return rows.gather(1, index).view(batch, queries, width, rows.shape[-1])
+    batch, num_rows, hidden = rows.shape
+    # index_select copies whole rows; gather would read one int64 index per element.
+    flat = positions + torch.arange(batch, device=positions.device).view(-1, 1, 1) * num_rows
+    picked = rows.reshape(batch * num_rows, hidden).index_select(0, flat.reshape(-1))
+    return picked.view(*positions.shape, hidden)
+
+
+class AddTanh(torch.autograd.Function):
+    """tanh(a + b), broadcasting, computed in one buffer as 2 sigmoid(2(a + b)) - 1.
+
+    Same function, but on this CPU build torch.tanh is ~10x slower than torch.sigmoid, and the
+    additive score spends most of its time here (B x Tq x Tk x H elements).
+    """
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
+        out = torch.add(a, b).mul_(2).sigmoid_().mul_(2).sub_(1)
+        ctx.save_for_backward(out)
+        ctx.shapes = a.shape, b.shape
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor, Tensor]:
+        (out,) = ctx.saved_tensors
+        grad = grad * (1 - out * out)  # d tanh(x) / dx = 1 - tanh(x)^2
+        shape_a, shape_b = ctx.shapes
+        return grad.sum_to_size(shape_a), grad.sum_to_size(shape_b)
 
 
 class Score(nn.Module):
@@ -86,7 +110,8 @@ class DotProduct(Score):
     """q'^T k' for projections q', k' chosen by subclasses; all pairs in one batched matmul."""
 
     def compare(self, query: Tensor, keys: Tensor) -> Tensor:
-        return (query * keys).sum(-1)
+        # (B, Tq, W, H) @ (B, Tq, H, 1): no (B, Tq, W, H) temporary
+        return (keys @ query.transpose(-1, -2)).squeeze(-1)
 
     def forward(self, query: Tensor, projected_keys: Tensor) -> Tensor:
         # (B, Tq, H) @ (B, H, Tk): one GEMM instead of a broadcast product.
@@ -188,7 +213,8 @@ class Additive(Score):
         return self.query_proj(query)  # (B, Tq, H)
 
     def compare(self, query: Tensor, keys: Tensor) -> Tensor:
-        return self.v(torch.tanh(query + keys)).squeeze(-1)  # (B, Tq, W)
+        hidden = AddTanh.apply(query, keys)  # tanh(W_a q + U_a k): (B, Tq, W, H)
+        return hidden @ self.v.weight.squeeze(0)  # (B, Tq, W)
 
 
 class Location(Score):
