@@ -1,0 +1,70 @@
+"""What every translation decoder shares: its state, its output, and the step/sequence contract.
+
+A decoder offers two ways to run, which must agree (tests check it):
+    forward(tgt_in (B, T), encoded) -> DecoderOutput          teacher forcing, for training
+    start(encoded) -> DecoderState; step(tokens (B,), state) -> (logits (B, V), weights, state)
+The step form is what greedy and beam search use; `DecoderState.reorder` follows the beams.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import torch
+from torch import Tensor, nn
+
+from .attention_layer import Memory
+from .rnn import State
+
+
+@dataclass
+class DecoderState:
+    """rnn: the decoder RNN state tuple, each (layers, B, H); feed: (B, F) what the next step
+    receives besides the embedding (Luong's h~_{t-1}, the fixed context of `none`), or None;
+    memory: the source side (shared by the beams of a sentence); step: the target position t."""
+
+    rnn: State
+    feed: Tensor | None
+    memory: Memory | None
+    step: int = 0
+
+    def reorder(self, index: Tensor) -> DecoderState:
+        """Follow the beams: index (B',) picks the hypotheses to keep. The memory is per sentence
+        and is reordered separately (`Memory.select`) only when sentences leave the batch."""
+        rnn = tuple(part.index_select(1, index) for part in self.rnn)
+        feed = None if self.feed is None else self.feed.index_select(0, index)
+        return replace(self, rnn=rnn, feed=feed)
+
+    def with_memory(self, memory: Memory | None) -> DecoderState:
+        return replace(self, memory=memory)
+
+
+@dataclass
+class DecoderOutput:
+    """logits (B, T, V); attention (B, T, S) or None (no-attention decoder);
+    hard_log_prob / hard_entropy (B, T): hard attention's log p(s~_t) and H[alpha_t], else None."""
+
+    logits: Tensor
+    attention: Tensor | None = None
+    hard_log_prob: Tensor | None = None
+    hard_entropy: Tensor | None = None
+
+
+class OutputLayer(nn.Module):
+    """features (..., F) -> logits (..., V), optionally sharing the target embedding matrix."""
+
+    def __init__(self, feature_dim: int, vocab_size: int, embedding: nn.Embedding | None):
+        super().__init__()
+        self.tied = embedding
+        self.proj = None if embedding is not None else nn.Linear(feature_dim, vocab_size)
+        self.bias = nn.Parameter(torch.zeros(vocab_size)) if embedding is not None else None
+
+    def forward(self, features: Tensor) -> Tensor:
+        if self.tied is not None:
+            return features @ self.tied.weight.t() + self.bias
+        return self.proj(features)
+
+
+def stack_steps(parts: list[Tensor | None]) -> Tensor | None:
+    """[(B, 1, ...)] * T -> (B, T, ...), or None when the parts are None."""
+    return None if parts[0] is None else torch.cat(parts, dim=1)

@@ -1,0 +1,187 @@
+"""The three translation decoders of SPEC.md: none (Sutskever/Cho), Bahdanau and Luong.
+
+Each implements `start(encoded) -> DecoderState` and `run(embedded (B, T, E), state) ->
+(features (B, T, F), attention AttentionStep | None, state)`; the base class turns features into
+logits for teacher forcing (`forward`) and for one step at a time (`step`).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from .attention_layer import AttentionLayer, AttentionStep
+from .decoder_base import DecoderOutput, DecoderState, OutputLayer
+from .encoder import EncoderOutput
+from .rnn import State, make_rnn, run_rnn, top_layer
+
+
+class Bridge(nn.Module):
+    """Initial decoder state tanh(W x) for every layer from a source summary x (B, D).
+    An LSTM's memory cell starts at zero."""
+
+    def __init__(self, input_dim: int, hidden_dim: int, layers: int, rnn: str):
+        super().__init__()
+        self.linear = nn.Linear(input_dim, hidden_dim * layers)
+        self.layers, self.hidden_dim, self.is_lstm = layers, hidden_dim, rnn == "lstm"
+
+    def forward(self, summary: Tensor) -> State:
+        h = torch.tanh(self.linear(summary))  # (B, L * H)
+        h = h.view(-1, self.layers, self.hidden_dim).transpose(0, 1).contiguous()  # (L, B, H)
+        return (h, torch.zeros_like(h)) if self.is_lstm else (h,)
+
+
+def concat_steps(steps: list[AttentionStep]) -> AttentionStep:
+    """T one-step AttentionSteps (each (B, 1, ...)) -> one (B, T, ...)."""
+    if len(steps) == 1:
+        return steps[0]
+    sample = None
+    if steps[0].sample is not None:
+        fields = zip(*(vars(s.sample).values() for s in steps), strict=True)
+        sample = type(steps[0].sample)(*(torch.cat(parts, dim=1) for parts in fields))
+    return AttentionStep(torch.cat([s.context for s in steps], 1),
+                         torch.cat([s.weights for s in steps], 1), sample)
+
+
+class RecurrentDecoder(nn.Module):
+    """Embedding + subclass-specific recurrence + output layer."""
+
+    def __init__(self, vocab_size: int, embedding_dim: int, dropout: float, pad_id: int):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_id)
+        self.dropout = nn.Dropout(dropout)
+
+    def start(self, encoded: EncoderOutput) -> DecoderState:
+        raise NotImplementedError
+
+    def run(self, embedded: Tensor, state: DecoderState):
+        raise NotImplementedError
+
+    def forward(self, tgt_in: Tensor, encoded: EncoderOutput) -> DecoderOutput:
+        """Teacher forcing: tgt_in (B, T) = BOS + target -> DecoderOutput (logits (B, T, V))."""
+        embedded = self.dropout(self.embedding(tgt_in))  # (B, T, E)
+        features, attention, _ = self.run(embedded, self.start(encoded))
+        logits = self.output(self.dropout(features))
+        if attention is None:
+            return DecoderOutput(logits)
+        sample = attention.sample
+        return DecoderOutput(logits, attention.weights,
+                             None if sample is None else sample.log_prob,
+                             None if sample is None else sample.entropy)
+
+    def step(self, tokens: Tensor, state: DecoderState) -> tuple[Tensor, Tensor | None, DecoderState]:
+        """One step: tokens (B,) -> logits (B, V), attention weights (B, S) or None, new state."""
+        embedded = self.dropout(self.embedding(tokens.unsqueeze(1)))  # (B, 1, E)
+        features, attention, state = self.run(embedded, state)
+        logits = self.output(self.dropout(features)).squeeze(1)
+        return logits, None if attention is None else attention.weights.squeeze(1), state
+
+
+class PlainDecoder(RecurrentDecoder):
+    """No attention (Cho et al. 2014): the fixed source summary c initialises the RNN and joins
+    every input, s_t = f(s_{t-1}, [E y_{t-1}; c]); output from [s_t; E y_{t-1}; c]. Runs the
+    whole target through the fused RNN at once."""
+
+    def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int, summary_dim: int, *,
+                 layers: int, rnn: str, dropout: float, output_dim: int, tied: bool, pad_id: int):
+        super().__init__(vocab_size, embedding_dim, dropout, pad_id)
+        self.rnn = make_rnn(rnn, embedding_dim + summary_dim, hidden_dim, layers, dropout)
+        self.bridge = Bridge(summary_dim, hidden_dim, layers, rnn)
+        self.readout = nn.Linear(hidden_dim + embedding_dim + summary_dim, output_dim)
+        self.output = OutputLayer(output_dim, vocab_size, self.embedding if tied else None)
+
+    def start(self, encoded: EncoderOutput) -> DecoderState:
+        return DecoderState(self.bridge(encoded.summary), encoded.summary, None)
+
+    def run(self, embedded: Tensor, state: DecoderState):
+        summary = state.feed.unsqueeze(1).expand(-1, embedded.shape[1], -1)  # (B, T, D)
+        outputs, rnn_state = run_rnn(self.rnn, torch.cat([embedded, summary], -1), state.rnn)
+        features = torch.tanh(self.readout(torch.cat([outputs, embedded, summary], -1)))
+        step = state.step + embedded.shape[1]
+        return features, None, DecoderState(rnn_state, state.feed, None, step)
+
+
+class BahdanauDecoder(RecurrentDecoder):
+    """Bahdanau et al. 2015: e_{t,i} = score(s_{t-1}, h_i); s_t = f(s_{t-1}, [E y_{t-1}; c_t]);
+    s_0 = tanh(W_s h_1(backward)); deep output tanh(L [s_t; E y_{t-1}; c_t]) -> logits.
+    Attention depends on s_{t-1}, so the recurrence runs step by step."""
+
+    def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int, key_dim: int,
+                 init_dim: int, attention: AttentionLayer, *, layers: int, rnn: str,
+                 dropout: float, output_dim: int, tied: bool, pad_id: int):
+        super().__init__(vocab_size, embedding_dim, dropout, pad_id)
+        self.rnn = make_rnn(rnn, embedding_dim + key_dim, hidden_dim, layers, dropout)
+        self.bridge = Bridge(init_dim, hidden_dim, layers, rnn)
+        self.attention = attention
+        self.readout = nn.Linear(hidden_dim + embedding_dim + key_dim, output_dim)
+        self.output = OutputLayer(output_dim, vocab_size, self.embedding if tied else None)
+        self.init_dim = init_dim
+
+    def start(self, encoded: EncoderOutput) -> DecoderState:
+        backward_first = encoded.summary[:, -self.init_dim:]  # h_1(backward) (or forward last)
+        memory = self.attention.memory(encoded.annotations, encoded.mask)
+        return DecoderState(self.bridge(backward_first), None, memory)
+
+    def run(self, embedded: Tensor, state: DecoderState):
+        rnn_state, outputs, steps = state.rnn, [], []
+        for t in range(embedded.shape[1]):
+            query = top_layer(rnn_state).unsqueeze(1)  # s_{t-1}: (B, 1, H)
+            attended = self.attention(query, state.memory, state.step + t)  # c_t: (B, 1, Dk)
+            x = torch.cat([embedded[:, t : t + 1], attended.context], -1)
+            output, rnn_state = run_rnn(self.rnn, x, rnn_state)  # s_t: (B, 1, H)
+            outputs.append(output)
+            steps.append(attended)
+        attention = concat_steps(steps)
+        states = torch.cat(outputs, 1)  # (B, T, H)
+        features = torch.tanh(self.readout(torch.cat([states, embedded, attention.context], -1)))
+        new_state = DecoderState(rnn_state, None, state.memory, state.step + embedded.shape[1])
+        return features, attention, new_state
+
+
+class LuongDecoder(RecurrentDecoder):
+    """Luong et al. 2015: h_t = RNN(h_{t-1}, [E y_{t-1}; h~_{t-1}]) (input feeding),
+    c_t from score(h_t, h_s), h~_t = tanh(W_c [c_t; h_t]), logits = W_s h~_t.
+    Without input feeding the RNN runs over the whole target at once and attention for every t
+    is one batched call."""
+
+    def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int, key_dim: int,
+                 init_dim: int, attention: AttentionLayer, *, layers: int, rnn: str,
+                 dropout: float, output_dim: int, tied: bool, input_feeding: bool, pad_id: int):
+        super().__init__(vocab_size, embedding_dim, dropout, pad_id)
+        feed_dim = output_dim if input_feeding else 0
+        self.rnn = make_rnn(rnn, embedding_dim + feed_dim, hidden_dim, layers, dropout)
+        self.bridge = Bridge(init_dim, hidden_dim, layers, rnn)
+        self.attention = attention
+        self.combine = nn.Linear(key_dim + hidden_dim, output_dim, bias=False)  # W_c
+        self.output = OutputLayer(output_dim, vocab_size, self.embedding if tied else None)
+        self.input_feeding, self.output_dim = input_feeding, output_dim
+
+    def start(self, encoded: EncoderOutput) -> DecoderState:
+        memory = self.attention.memory(encoded.annotations, encoded.mask)
+        feed = None
+        if self.input_feeding:
+            feed = encoded.annotations.new_zeros(encoded.annotations.shape[0], self.output_dim)
+        return DecoderState(self.bridge(encoded.summary), feed, memory)
+
+    def attentional(self, hidden: Tensor, state: DecoderState, step: int):
+        """hidden (B, T, H) -> h~ (B, T, F) and the AttentionStep."""
+        attended = self.attention(hidden, state.memory, step)
+        return torch.tanh(self.combine(torch.cat([attended.context, hidden], -1))), attended
+
+    def run(self, embedded: Tensor, state: DecoderState):
+        length = embedded.shape[1]
+        if not self.input_feeding:  # the fast path: one fused RNN call, one attention call
+            hidden, rnn_state = run_rnn(self.rnn, embedded, state.rnn)  # (B, T, H)
+            features, attention = self.attentional(hidden, state, state.step)
+            return features, attention, DecoderState(rnn_state, None, state.memory,
+                                                     state.step + length)
+        rnn_state, feed, outputs, steps = state.rnn, state.feed, [], []
+        for t in range(length):
+            x = torch.cat([embedded[:, t : t + 1], feed.unsqueeze(1)], -1)
+            hidden, rnn_state = run_rnn(self.rnn, x, rnn_state)  # h_t: (B, 1, H)
+            features, attended = self.attentional(hidden, state, state.step + t)
+            feed = self.dropout(features).squeeze(1)  # h~_t feeds the next step
+            outputs.append(features)
+            steps.append(attended)
+        new_state = DecoderState(rnn_state, feed, state.memory, state.step + length)
+        return torch.cat(outputs, 1), concat_steps(steps), new_state

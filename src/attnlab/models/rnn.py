@@ -1,0 +1,31 @@
+"""Small helpers that let GRU and LSTM share one code path.
+
+An RNN state is always a tuple: (h,) for a GRU, (h, c) for an LSTM, each (layers, B, H).
+"""
+
+from __future__ import annotations
+
+from torch import Tensor, nn
+
+RNN_TYPES = {"gru": nn.GRU, "lstm": nn.LSTM}
+
+State = tuple[Tensor, ...]
+
+
+def make_rnn(kind: str, input_size: int, hidden_size: int, layers: int, dropout: float,
+             bidirectional: bool = False) -> nn.RNNBase:
+    """A batch-first GRU/LSTM; dropout between layers only when there is more than one."""
+    return RNN_TYPES[kind](input_size, hidden_size, num_layers=layers, batch_first=True,
+                           dropout=dropout if layers > 1 else 0.0, bidirectional=bidirectional)
+
+
+def run_rnn(rnn: nn.RNNBase, inputs: Tensor, state: State | None) -> tuple[Tensor, State]:
+    """inputs (B, T, I), state tuple or None -> outputs (B, T, H), new state tuple."""
+    packed_state = None if state is None else (state if isinstance(rnn, nn.LSTM) else state[0])
+    outputs, new_state = rnn(inputs, packed_state)
+    return outputs, (new_state if isinstance(new_state, tuple) else (new_state,))
+
+
+def top_layer(state: State) -> Tensor:
+    """The top layer's hidden state h: (B, H)."""
+    return state[0][-1]

@@ -1,0 +1,85 @@
+"""The encoder-decoder translation model and its training loss."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from attnlab.attention import MovingAverageBaseline, reinforce_loss
+
+from .config import AttentionConfig
+from .decoder_base import DecoderOutput
+from .decoders import RecurrentDecoder
+from .encoder import EncoderOutput, RNNEncoder
+
+
+@dataclass
+class TranslationLoss:
+    """loss: the scalar to minimise (per target token); nll_sum: summed token negative
+    log-likelihood (for perplexity); tokens: real target tokens."""
+
+    loss: Tensor
+    nll_sum: float
+    tokens: int
+
+
+class Seq2Seq(nn.Module):
+    """Encoder + decoder. forward(src (B, S), src_mask (B, S), tgt_in (B, T)) -> DecoderOutput."""
+
+    def __init__(self, encoder: RNNEncoder, decoder: RecurrentDecoder, *, pad_id: int = 0,
+                 hard: AttentionConfig | None = None):
+        super().__init__()
+        self.encoder, self.decoder, self.pad_id = encoder, decoder, pad_id
+        self.hard = hard  # the hard-attention settings, or None for soft/no attention
+        self.baseline = MovingAverageBaseline() if hard is not None else None
+
+    def encode(self, src: Tensor, src_mask: Tensor) -> EncoderOutput:
+        return self.encoder(src, src_mask)
+
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> DecoderOutput:
+        return self.decoder(tgt_in, self.encode(src, src_mask))
+
+    def loss(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
+             tgt_mask: Tensor, label_smoothing: float = 0.0) -> TranslationLoss:
+        """Label-smoothed cross-entropy per target token; with hard attention, Xu et al.'s
+        REINFORCE objective (no smoothing). tgt_in/tgt_out/tgt_mask (B, T)."""
+        out = self(src, src_mask, tgt_in)
+        logits = out.logits.transpose(1, 2)  # (B, V, T) as cross_entropy wants
+        token_nll = F.cross_entropy(logits, tgt_out, reduction="none") * tgt_mask  # (B, T)
+        tokens = int(tgt_mask.sum())
+        nll_sum = float(token_nll.detach().sum())
+        if self.hard is None or not self.training:
+            smoothed = F.cross_entropy(logits, tgt_out, ignore_index=self.pad_id,
+                                       label_smoothing=label_smoothing, reduction="sum")
+            return TranslationLoss(smoothed / max(tokens, 1), nll_sum, tokens)
+        log_likelihood = -token_nll.sum(-1)  # (B,) log p(y | s~, a)
+        terms = reinforce_loss(
+            log_likelihood, (out.hard_log_prob * tgt_mask).sum(-1),
+            (out.hard_entropy * tgt_mask).sum(-1), self.baseline.update(log_likelihood),
+            lambda_r=self.hard.lambda_r, lambda_e=self.hard.lambda_e,
+        )
+        # per sequence -> per token, so the likelihood part matches the soft models' scale
+        return TranslationLoss(terms.loss * tgt_mask.shape[0] / max(tokens, 1), nll_sum, tokens)
+
+    @torch.no_grad()
+    def greedy(self, src: Tensor, src_mask: Tensor, *, bos_id: int, eos_id: int,
+               max_len: int) -> tuple[Tensor, Tensor | None]:
+        """Greedy decoding: -> tokens (B, <= max_len) padded after EOS, attention (B, T, S)."""
+        state = self.decoder.start(self.encode(src, src_mask))
+        tokens = src.new_full((src.shape[0],), bos_id)
+        finished = torch.zeros_like(tokens, dtype=torch.bool)
+        outputs, weights = [], []
+        for _ in range(max_len):
+            logits, attention, state = self.decoder.step(tokens, state)
+            tokens = logits.argmax(-1).masked_fill(finished, self.pad_id)
+            outputs.append(tokens)
+            if attention is not None:
+                weights.append(attention)
+            finished |= tokens == eos_id
+            if finished.all():
+                break
+        attention = torch.stack(weights, 1) if weights else None
+        return torch.stack(outputs, 1), attention

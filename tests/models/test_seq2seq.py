@@ -1,0 +1,127 @@
+"""Translation models: every decoder with several attentions, step == teacher forcing, padding
+invariance, and an end-to-end toy task that must be learned."""
+
+import pytest
+import torch
+
+from attnlab.errors import ConfigError
+from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig, build_model
+
+V, PAD, BOS, EOS = 12, 0, 2, 3
+
+VARIANTS = {
+    "none": ("none", {}, {}),
+    "bahdanau-additive": ("bahdanau", {"score": "additive"}, {}),
+    "bahdanau-local-p": ("bahdanau", {"score": "general", "window": 2, "predictive": True}, {}),
+    "bahdanau-hard": ("bahdanau", {"score": "additive", "hard": True}, {}),
+    "luong-feed-dot": ("luong", {"score": "dot"}, {"input_feeding": True}),
+    "luong-general": ("luong", {"score": "general"}, {"input_feeding": False}),
+    "luong-location": ("luong", {"score": "location"}, {"input_feeding": False}),
+    "luong-local-m": ("luong", {"score": "concat", "window": 1}, {"input_feeding": True}),
+    "luong-cosine-lstm": ("luong", {"score": "cosine"}, {"input_feeding": False, "rnn": "lstm"}),
+    "luong-tied": ("luong", {"score": "scaled_dot"}, {"tied_embeddings": True, "output_dim": 6}),
+}
+
+
+def tiny(name, width=1, dropout=0.1):
+    kind, attention, decoder = VARIANTS[name]
+    decoder = {"output_dim": None, **decoder}
+    decoder["output_dim"] = decoder["output_dim"] and decoder["output_dim"] * width
+    config = ModelConfig(
+        encoder=EncoderConfig(embedding_dim=6 * width, hidden_dim=4 * width, dropout=dropout),
+        decoder=DecoderConfig(kind=kind, embedding_dim=6 * width, hidden_dim=8 * width,
+                              dropout=dropout, attention=AttentionConfig(**attention), **decoder),
+    )
+    torch.manual_seed(0)
+    return build_model(config, V, V, max_src_len=10, pad_id=PAD)
+
+
+def toy_batch():
+    src = torch.tensor([[5, 6, 7, 8, EOS, PAD, PAD], [4, 5, 6, 7, 8, 9, EOS]])
+    tgt = torch.tensor([[BOS, 8, 7, 6, 5, PAD], [BOS, 9, 8, 7, 6, 5]])
+    tgt_out = torch.tensor([[8, 7, 6, 5, EOS, PAD], [9, 8, 7, 6, 5, 4]])
+    return src, src != PAD, tgt, tgt_out, tgt_out != PAD
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_forward_shapes_and_loss(name):
+    model = tiny(name).train()
+    src, src_mask, tgt_in, tgt_out, tgt_mask = toy_batch()
+    out = model(src, src_mask, tgt_in)
+    assert out.logits.shape == (2, 6, V)
+    if name != "none":
+        assert out.attention.shape == (2, 6, 7)
+        assert torch.all(out.attention[0, :, 5:] == 0)  # padding gets no weight
+    loss = model.loss(src, src_mask, tgt_in, tgt_out, tgt_mask, label_smoothing=0.1)
+    assert loss.tokens == int(tgt_mask.sum()) and torch.isfinite(loss.loss)
+    loss.loss.backward()
+    grads = [p.grad for p in model.parameters() if p.requires_grad]
+    assert all(g is not None and torch.isfinite(g).all() for g in grads if g is not None)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_stepwise_decoding_equals_teacher_forcing(name):
+    model = tiny(name).eval()
+    src, src_mask, tgt_in, _, _ = toy_batch()
+    with torch.no_grad():
+        full = model(src, src_mask, tgt_in)
+        state = model.decoder.start(model.encode(src, src_mask))
+        for t in range(tgt_in.shape[1]):
+            logits, weights, state = model.decoder.step(tgt_in[:, t], state)
+            torch.testing.assert_close(logits, full.logits[:, t])
+            if weights is not None:
+                torch.testing.assert_close(weights, full.attention[:, t])
+
+
+@pytest.mark.parametrize("name", ["bahdanau-additive", "luong-general", "luong-local-m", "none"])
+def test_a_sentence_does_not_depend_on_its_batch(name):
+    model = tiny(name).eval()
+    src, src_mask, tgt_in, _, _ = toy_batch()
+    with torch.no_grad():
+        together = model(src, src_mask, tgt_in).logits[0, :4]
+        alone = model(src[:1, :5], src_mask[:1, :5], tgt_in[:1, :4]).logits[0]
+    torch.testing.assert_close(alone, together)
+
+
+def test_tied_embeddings_share_the_matrix():
+    model = tiny("luong-tied")
+    assert model.decoder.output.tied.weight is model.decoder.embedding.weight
+
+
+def test_dot_score_with_mismatched_sizes_is_a_config_error():
+    config = ModelConfig(decoder=DecoderConfig(kind="luong", hidden_dim=100,
+                                               attention=AttentionConfig(score="dot")))
+    with pytest.raises(ConfigError, match=r"attention: .*dot.*query_dim=100.*key_dim=1024"):
+        build_model(config, 10, 10)
+
+
+@pytest.mark.parametrize("name", ["bahdanau-additive", "luong-feed-dot"])
+def test_learns_to_reverse_sequences(name):
+    """End to end: reversal of 3-6 random tokens is learned in a few hundred steps."""
+    torch.manual_seed(1)
+    model = tiny(name, width=4, dropout=0.0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
+    gen = torch.Generator().manual_seed(0)
+
+    def batch(size=32):
+        lengths = torch.randint(3, 7, (size,), generator=gen)
+        src = torch.full((size, 7), PAD)
+        tgt_out = torch.full((size, 7), PAD)
+        for i, n in enumerate(lengths.tolist()):
+            words = torch.randint(4, V, (n,), generator=gen)
+            src[i, :n], src[i, n] = words, EOS
+            tgt_out[i, :n], tgt_out[i, n] = words.flip(0), EOS
+        tgt_in = torch.cat([torch.full((size, 1), BOS), tgt_out[:, :-1]], 1)
+        return src, src != PAD, tgt_in.masked_fill(tgt_in == EOS, PAD), tgt_out, tgt_out != PAD
+
+    model.train()
+    for _ in range(300):
+        optimizer.zero_grad()
+        model.loss(*batch()).loss.backward()
+        optimizer.step()
+    model.eval()
+    src, src_mask, _, tgt_out, _ = batch(200)
+    tokens, _ = model.greedy(src, src_mask, bos_id=BOS, eos_id=EOS, max_len=8)
+    correct = [tokens[i, : int(m.sum())].tolist() == tgt_out[i, : int(m.sum())].tolist()
+               for i, m in enumerate(tgt_out != PAD)]
+    assert sum(correct) / len(correct) > 0.8
