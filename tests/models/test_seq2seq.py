@@ -52,7 +52,7 @@ def test_forward_shapes_and_loss(name):
     if name != "none":
         assert out.attention.shape == (2, 6, 7)
         assert torch.all(out.attention[0, :, 5:] == 0)  # padding gets no weight
-    loss = model.loss(src, src_mask, tgt_in, tgt_out, tgt_mask, label_smoothing=0.1)
+    loss = model.loss(out, tgt_out, tgt_mask, label_smoothing=0.1)
     assert loss.tokens == int(tgt_mask.sum()) and torch.isfinite(loss.loss)
     loss.loss.backward()
     grads = [p.grad for p in model.parameters() if p.requires_grad]
@@ -117,7 +117,8 @@ def test_learns_to_reverse_sequences(name):
     model.train()
     for _ in range(300):
         optimizer.zero_grad()
-        model.loss(*batch()).loss.backward()
+        src, src_mask, tgt_in, tgt_out, tgt_mask = batch()
+        model.loss(model(src, src_mask, tgt_in), tgt_out, tgt_mask).loss.backward()
         optimizer.step()
     model.eval()
     src, src_mask, _, tgt_out, _ = batch(200)

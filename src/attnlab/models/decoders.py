@@ -69,7 +69,9 @@ class RecurrentDecoder(nn.Module):
                              None if sample is None else sample.log_prob,
                              None if sample is None else sample.entropy)
 
-    def step(self, tokens: Tensor, state: DecoderState) -> tuple[Tensor, Tensor | None, DecoderState]:
+    def step(
+        self, tokens: Tensor, state: DecoderState
+    ) -> tuple[Tensor, Tensor | None, DecoderState]:
         """One step: tokens (B,) -> logits (B, V), attention weights (B, S) or None, new state."""
         embedded = self.dropout(self.embedding(tokens.unsqueeze(1)))  # (B, 1, E)
         features, attention, state = self.run(embedded, state)

@@ -42,11 +42,14 @@ class Seq2Seq(nn.Module):
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> DecoderOutput:
         return self.decoder(tgt_in, self.encode(src, src_mask))
 
-    def loss(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
-             tgt_mask: Tensor, label_smoothing: float = 0.0) -> TranslationLoss:
-        """Label-smoothed cross-entropy per target token; with hard attention, Xu et al.'s
-        REINFORCE objective (no smoothing). tgt_in/tgt_out/tgt_mask (B, T)."""
-        out = self(src, src_mask, tgt_in)
+    def loss(self, out: DecoderOutput, tgt_out: Tensor, tgt_mask: Tensor,
+             label_smoothing: float = 0.0) -> TranslationLoss:
+        """The training loss of a forward pass `out` against tgt_out / tgt_mask (B, T).
+
+        Label-smoothed cross-entropy per target token; with hard attention in training, Xu et
+        al.'s REINFORCE objective (no smoothing). Kept apart from forward so a
+        DistributedDataParallel wrapper sees the forward call.
+        """
         logits = out.logits.transpose(1, 2)  # (B, V, T) as cross_entropy wants
         token_nll = F.cross_entropy(logits, tgt_out, reduction="none") * tgt_mask  # (B, T)
         tokens = int(tgt_mask.sum())
