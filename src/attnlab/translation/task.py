@@ -1,0 +1,103 @@
+"""Translation as a training task: what `attnlab.train.train` needs from it."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from attnlab.config import config_to_dict
+from attnlab.data import Batch, BucketBatchSampler, collate
+from attnlab.eval import corpus_scores
+from attnlab.models import build_model
+from attnlab.train.task import LossOutput, Validation
+from attnlab.viz import alignment_figure
+
+from .config import RunConfig
+from .corpus import Vocabularies, build_vocabularies, encode_corpus, read_split
+from .inference import greedy_translate
+
+
+def unwrap(model: nn.Module) -> nn.Module:
+    """The model inside a DistributedDataParallel wrapper (or the model itself)."""
+    return getattr(model, "module", model)
+
+
+class TranslationTask:
+    """Reads the data, builds (or reloads) the vocabularies and the model, and scores it.
+
+    Vocabularies are trained once and stored in `run_dir`; a resumed run reloads them.
+    """
+
+    def __init__(self, config: RunConfig, run_dir: str | Path, *, log=print):
+        self.config, self.log = config, log
+        run_dir = Path(run_dir)
+        data = config.data
+        train_pairs = read_split(data, data.train)
+        if Vocabularies.exist_in(run_dir):
+            self.vocabs = Vocabularies.load(run_dir)
+        else:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            self.vocabs = build_vocabularies(data, train_pairs, run_dir)
+        self.train_data = encode_corpus(train_pairs, self.vocabs, data.max_len)
+        log(f"training data: {self.train_data.report.summary()}")
+        valid_pairs = read_split(data, data.valid)[: data.valid_sentences]
+        self.valid_sources = [s for s, _ in valid_pairs]
+        self.valid_references = [t for _, t in valid_pairs]
+        self.valid_data = encode_corpus(valid_pairs, self.vocabs, None)
+        lengths = [(len(s) + 1, len(t) + 1) for s, t in self.train_data.pairs]
+        self.sampler = BucketBatchSampler(lengths, data.batch_size, batch_unit=data.batch_unit,
+                                          shuffle=True, seed=data.seed)
+        self.model = build_model(config.model, len(self.vocabs.src), len(self.vocabs.tgt),
+                                 max_src_len=data.max_len + 1)
+
+    def make_batch(self, indices: list[int]) -> Batch:
+        return collate([self.train_data.pairs[i] for i in indices], indices=indices)
+
+    def loss(self, model: nn.Module, batch: Batch) -> LossOutput:
+        out = model(batch.src, batch.src_mask, batch.tgt_in)
+        result = unwrap(model).loss(out, batch.tgt_out, batch.tgt_mask,
+                                    self.config.loss.label_smoothing)
+        return LossOutput(result.loss, result.nll_sum, result.tokens)
+
+    @torch.no_grad()
+    def validation_loss(self, model: nn.Module) -> tuple[float, int]:
+        """Summed NLL and token count over the validation pairs (teacher forcing)."""
+        device = next(model.parameters()).device
+        nll, tokens = 0.0, 0
+        pairs = self.valid_data.pairs
+        for start in range(0, len(pairs), self.config.decode.batch_size):
+            batch = collate(pairs[start : start + self.config.decode.batch_size]).to(device)
+            out = model(batch.src, batch.src_mask, batch.tgt_in)
+            result = model.loss(out, batch.tgt_out, batch.tgt_mask)
+            nll, tokens = nll + result.nll_sum, tokens + result.tokens
+        return nll, tokens
+
+    def validate(self, model: nn.Module) -> Validation:
+        """Loss, perplexity, greedy sacreBLEU and exact match on the validation set, and the
+        alignment heatmap of its first sentence."""
+        model.eval()
+        nll, tokens = self.validation_loss(model)
+        translations = greedy_translate(model, self.vocabs, self.valid_sources,
+                                        self.config.decode)
+        hypotheses = [t.text for t in translations]
+        scores = corpus_scores(hypotheses, self.valid_references)
+        exact = sum(h == r for h, r in zip(hypotheses, self.valid_references, strict=True))
+        loss = nll / max(tokens, 1)
+        metrics = {"loss": loss, "perplexity": math.exp(min(loss, 50)), "bleu": scores.bleu,
+                   "chrf": scores.chrf, "exact_match": 100.0 * exact / max(len(hypotheses), 1)}
+        first = translations[0]
+        images = {}
+        if first.attention is not None:
+            images["alignment"] = alignment_figure(first.attention, first.source_pieces,
+                                                   first.target_pieces)
+        pairs = zip(self.valid_sources[:5], hypotheses[:5], strict=True)
+        samples = "\n".join(f"{source}  =>  {output}" for source, output in pairs)
+        model.train()
+        return Validation(metrics, images, {"samples": samples})
+
+    def signature(self) -> dict:
+        return {"task": "translation", "model": config_to_dict(self.config.model),
+                "src_vocab": len(self.vocabs.src), "tgt_vocab": len(self.vocabs.tgt)}
