@@ -1,0 +1,174 @@
+"""Word alignments: reading gold links, turning attention into links, and Alignment Error Rate.
+
+Orientation everywhere: a link is (source index, target index), 0-based. For the RWTH de-en gold
+set, German is the source, so its 1-indexed ``i-j`` (German i, English j) becomes (i-1, j-1).
+Attention matrices are (T_tgt, T_src), as the models return them: row j is target word j's
+distribution over source words.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from attnlab.errors import DataError
+
+Link = tuple[int, int]  # (source index, target index), 0-based
+
+# "i-j" is a sure link, "ipj" a possible one (the Pharaoh/TALP convention of the RWTH set).
+LINK_PATTERN = re.compile(r"(\d+)([-p])(\d+)")
+
+
+@dataclass(frozen=True)
+class AlignmentSet:
+    """Gold links of one sentence pair: sure links S and possible links P.
+
+    Convention (Och & Ney 2003): P includes S, so ``possible`` always holds every sure link
+    too; a link written as possible only is in ``possible`` and not in ``sure``.
+    """
+
+    sure: frozenset[Link]
+    possible: frozenset[Link]
+
+    def __post_init__(self):
+        # Normalise so callers may pass plain sets and need not repeat sure links in possible.
+        object.__setattr__(self, "sure", frozenset(self.sure))
+        object.__setattr__(self, "possible", frozenset(self.possible) | self.sure)
+
+
+def _parse_line(line: str, one_indexed: bool, where: str) -> AlignmentSet:
+    sure, possible = set(), set()
+    for token in line.split():
+        match = LINK_PATTERN.fullmatch(token)
+        if match is None:
+            raise DataError(
+                f"{where}: cannot read {token!r} as a link; expected 'i-j' (sure) or 'ipj' "
+                "(possible) with whole numbers."
+            )
+        source, target = int(match.group(1)), int(match.group(3))
+        if one_indexed:
+            if source == 0 or target == 0:
+                raise DataError(f"{where}: link {token!r} has index 0, but the file is 1-indexed.")
+            source, target = source - 1, target - 1
+        (sure if match.group(2) == "-" else possible).add((source, target))
+    return AlignmentSet(sure=sure, possible=possible)
+
+
+def read_pharaoh(
+    path_or_lines: str | os.PathLike | Iterable[str], one_indexed: bool = False
+) -> list[AlignmentSet]:
+    """Read one AlignmentSet per line of Pharaoh-format links (``i-j`` sure, ``ipj`` possible).
+
+    path_or_lines: a file path, or an iterable of lines (then errors say '<lines>').
+    one_indexed: True for files counting words from 1 (RWTH/TALP gold); links are returned 0-based.
+    An empty line is a sentence pair with no links. Bad input raises DataError naming file and line.
+    """
+    if isinstance(path_or_lines, (str, os.PathLike)):
+        path = Path(path_or_lines)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise DataError(f"cannot read alignment file {path}: {error}.") from error
+        name = str(path)
+    else:
+        lines, name = list(path_or_lines), "<lines>"
+    return [
+        _parse_line(line, one_indexed, f"{name} line {number}")
+        for number, line in enumerate(lines, start=1)
+    ]
+
+
+def aer(predicted: Sequence[Iterable[Link]], gold: Sequence[AlignmentSet]) -> float:
+    """Alignment Error Rate over a corpus (Och & Ney 2003; SPEC "What alignment means").
+
+    AER = 1 - (|A∩S| + |A∩P|) / (|A| + |S|), with each count summed over all sentence pairs
+    (corpus level, as Luong et al. 2015 Table 6 report it). P includes S (see AlignmentSet), so a
+    predicted sure link counts in both intersections. 0 is perfect, 1 is no overlap.
+    """
+    if len(predicted) != len(gold):
+        raise DataError(f"{len(predicted)} predicted alignments but {len(gold)} gold ones.")
+    hits_sure = hits_possible = size_predicted = size_sure = 0
+    for links, reference in zip(predicted, gold, strict=True):
+        links = {(int(s), int(t)) for s, t in links}
+        hits_sure += len(links & reference.sure)
+        hits_possible += len(links & reference.possible)
+        size_predicted += len(links)
+        size_sure += len(reference.sure)
+    if size_predicted + size_sure == 0:
+        raise ValueError("AER is undefined: there are no predicted links and no sure gold links.")
+    return 1.0 - (hits_sure + hits_possible) / (size_predicted + size_sure)
+
+
+def alignment_from_attention(
+    weights: np.ndarray, mode: str = "argmax", threshold: float = 0.5
+) -> set[Link]:
+    """Hard links from soft attention weights (T_tgt, T_src); returns {(source i, target j)}.
+
+    mode "argmax": each target word links to its most-attended source word (as in Luong et al.
+    2015, sec. 5.4). mode "threshold": every pair with weight >= threshold. A row with no
+    weight (a padded target position) links to nothing. Trim rows/columns of tokens that the gold
+    alignment lacks, such as <eos>, before calling.
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 2:
+        raise ValueError(f"weights must be a (T_tgt, T_src) matrix, got shape {weights.shape}.")
+    if mode == "argmax":
+        live = weights.sum(axis=1) > 0
+        best = weights.argmax(axis=1)  # (T_tgt,)
+        return {(int(best[j]), j) for j in range(weights.shape[0]) if live[j]}
+    if mode == "threshold":
+        targets, sources = np.nonzero(weights >= threshold)
+        return {(int(i), int(j)) for j, i in zip(targets, sources, strict=True)}
+    raise ValueError(f"unknown alignment mode {mode!r}; options: ['argmax', 'threshold']")
+
+
+def _word_indicator(word_of_piece: Sequence[int], pieces: int, side: str) -> np.ndarray:
+    """(pieces, words) 0/1 matrix: entry [p, w] = 1 when piece p belongs to word w."""
+    ids = np.asarray(word_of_piece, dtype=int)
+    if ids.shape != (pieces,):
+        raise ValueError(f"{side} has {pieces} pieces in weights but {len(ids)} word indices.")
+    words = int(ids.max()) + 1 if pieces else 0
+    if pieces and (ids.min() < 0 or len(np.unique(ids)) != words):
+        raise ValueError(
+            f"{side} word indices must cover 0..{words - 1} with no gap: {ids.tolist()}"
+        )
+    indicator = np.zeros((pieces, words))
+    indicator[np.arange(pieces), ids] = 1.0
+    return indicator
+
+
+def merge_subwords(
+    weights: np.ndarray, src_word_of_piece: Sequence[int], tgt_word_of_piece: Sequence[int]
+) -> np.ndarray:
+    """Subword attention (T_tgt_pieces, T_src_pieces) -> word attention (T_tgt_words, T_src_words).
+
+    src_word_of_piece[p] is the word index of source piece p (likewise for the target).
+    Source pieces of one word: their weights are summed, since the word received that much mass.
+    Target pieces of one word: their rows are averaged, so a word's row stays a distribution
+    (a row that summed to 1 still sums to 1) whatever the number of pieces.
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 2:
+        raise ValueError(f"weights must be a (T_tgt, T_src) matrix, got shape {weights.shape}.")
+    source = _word_indicator(src_word_of_piece, weights.shape[1], "source")  # (Ps, Ws)
+    target = _word_indicator(tgt_word_of_piece, weights.shape[0], "target")  # (Pt, Wt)
+    target = target / np.maximum(target.sum(axis=0, keepdims=True), 1.0)  # average, not sum
+    return target.T @ weights @ source  # (Wt, Ws)
+
+
+def word_ids_from_pieces(pieces: Sequence[str], word_start: str = "\u2581") -> list[int]:
+    """Word index of each SentencePiece piece: a piece starting with '▁' begins a new word.
+
+    E.g. ['▁Fuß', 'ball', '▁spielen'] -> [0, 0, 1]. A first piece without '▁' still starts word 0.
+    """
+    ids, word = [], -1
+    for position, piece in enumerate(pieces):
+        if position == 0 or piece.startswith(word_start):
+            word += 1
+        ids.append(word)
+    return ids

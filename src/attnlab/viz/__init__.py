@@ -1,0 +1,28 @@
+"""Figures from arrays: attention heatmaps, self-attention reading, HTML reports.
+
+viz knows no model: callers pass numpy arrays and token strings, and get files or pixels back.
+"""
+
+from attnlab.viz.fonts import find_cjk_family, font_families, missing_glyphs, register_font
+from attnlab.viz.heatmap import (
+    alignment_figure,
+    matrix_figure,
+    plot_alignment,
+    plot_weight_matrix,
+)
+from attnlab.viz.report import write_report
+from attnlab.viz.self_attention import plot_self_attention, self_attention_figure
+
+__all__ = [
+    "alignment_figure",
+    "find_cjk_family",
+    "font_families",
+    "matrix_figure",
+    "missing_glyphs",
+    "plot_alignment",
+    "plot_self_attention",
+    "plot_weight_matrix",
+    "register_font",
+    "self_attention_figure",
+    "write_report",
+]

@@ -1,0 +1,98 @@
+"""Self-attention read step by step: the figure of Cheng, Dong & Lapata 2016 (LSTMN), Fig. 1.
+
+One text line per step t: the word being read in red, each earlier word on a blue box whose
+opacity is its attention weight s_i^t, later words in light grey (not yet read).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+
+from attnlab.viz.fonts import font_families
+from attnlab.viz.heatmap import save_figure
+
+FONT_SIZE = 11
+LINE_INCHES = 0.32
+GAP_INCHES = 0.08  # space between words
+MARGIN_INCHES = 0.1
+CURRENT_COLOUR = "#d62728"
+MEMORY_RGB = (0.2, 0.45, 1.0)  # light enough that black text on a full box stays legible
+FUTURE_COLOUR = "#bbbbbb"
+
+
+def _check(tokens: Sequence[str], weights) -> np.ndarray:
+    weights = np.asarray(weights, dtype=float)
+    steps = len(tokens)
+    if weights.shape != (steps, steps):
+        raise ValueError(f"weights have shape {weights.shape}, expected ({steps}, {steps}).")
+    if not np.all(np.isfinite(weights)) or weights.min() < 0 or weights.max() > 1 + 1e-6:
+        raise ValueError("self-attention weights must be finite and within [0, 1].")
+    return weights
+
+
+def _word_widths(tokens: Sequence[str], font: FontProperties, dpi: float) -> list[float]:
+    """Width of each token in inches, measured with the Agg renderer that will draw it.
+
+    Measured in bold, the widest style used, so the current (bold) word never overlaps the next.
+    """
+    renderer = FigureCanvasAgg(Figure(dpi=dpi)).get_renderer()
+    bold = font.copy()
+    bold.set_weight("bold")
+    return [
+        renderer.get_text_width_height_descent(token, bold, ismath=False)[0] / dpi
+        for token in tokens
+    ]
+
+
+def self_attention_figure(
+    tokens: Sequence[str], weights, *, font_path: str | os.PathLike | None = None
+) -> Figure:
+    """The LSTMN reading figure for tokens (T,) and weights (T, T), row t over positions < t.
+
+    Entries weights[t, i] with i >= t are ignored: step t attends only to earlier words.
+    """
+    tokens = [str(token) for token in tokens]
+    weights = _check(tokens, weights)
+    dpi = 100
+    with matplotlib.rc_context({"font.family": font_families(tokens, font_path)}):
+        font = FontProperties(size=FONT_SIZE)
+        widths = _word_widths(tokens, font, dpi)
+        starts = np.concatenate([[0.0], np.cumsum(np.add(widths, GAP_INCHES))])  # inches
+        size = (starts[-1] + 2 * MARGIN_INCHES, len(tokens) * LINE_INCHES + 2 * MARGIN_INCHES)
+        figure = Figure(figsize=(max(size[0], 1.0), max(size[1], 0.5)), dpi=dpi)
+        for t in range(len(tokens)):
+            y = size[1] - MARGIN_INCHES - (t + 0.5) * LINE_INCHES
+            for i, token in enumerate(tokens):
+                style: dict = {"color": "black"}
+                if i == t:
+                    style = {"color": CURRENT_COLOUR, "fontweight": "bold"}
+                elif i > t:
+                    style = {"color": FUTURE_COLOUR}
+                elif weights[t, i] > 0:
+                    # Box colour carries the weight; the word itself stays fully opaque.
+                    box = (*MEMORY_RGB, float(min(weights[t, i], 1.0)))
+                    style["bbox"] = {"facecolor": box, "edgecolor": "none", "pad": 1.5}
+                figure.text(
+                    MARGIN_INCHES + starts[i], y, token, fontproperties=font,
+                    va="center", ha="left", transform=figure.dpi_scale_trans, **style,
+                )
+    return figure
+
+
+def plot_self_attention(
+    tokens: Sequence[str],
+    weights,
+    path: str | os.PathLike,
+    *,
+    font_path: str | os.PathLike | None = None,
+) -> Path:
+    """Write the LSTMN reading figure (see self_attention_figure) to path; returns the path."""
+    return save_figure(self_attention_figure(tokens, weights, font_path=font_path), path)
