@@ -17,6 +17,6 @@ def test_readme_library_example_runs(capsys):
 
 
 def test_attention_tour_demo(capsys):
-    assert main(["demo"]) == 0
+    assert main(["demo", "--tour"]) == 0
     out = capsys.readouterr().out
     assert "global dot" in out and "local-p" in out and "Katze" in out

@@ -11,9 +11,9 @@ import sys
 
 from attnlab.errors import UserError
 
-from . import data, demo
+from . import data, demo, train
 
-COMMAND_GROUPS = (demo, data)
+COMMAND_GROUPS = (demo, train, data)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,34 @@
+"""`attnlab train CONFIG.yaml`: train a translation model."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "train", help="train a translation model from a YAML config",
+        description="Train a translation model. Checkpoints (best, last), vocabularies, the "
+        "config and TensorBoard logs go to the run directory.")
+    parser.add_argument("config", nargs="?", help="YAML config (optional with --resume)")
+    parser.add_argument("--run", help="run directory (default: runs/<config name>)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[],
+                        metavar="KEY=VALUE", help="override a config value, e.g. train.lr=5e-4")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from the run directory's last checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnlab.translation.run import load_run_config, train_translation
+
+    if args.config is None and args.run is None:
+        raise SystemExit("attnlab train: give CONFIG.yaml, or --run DIR with --resume")
+    run_dir = args.run or str(Path("runs") / Path(args.config).stem)
+    config = load_run_config(args.config, run_dir, args.overrides, args.resume)
+    result = train_translation(config, run_dir, resume=args.resume,
+                               progress=not args.no_progress)
+    print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
+    return 0

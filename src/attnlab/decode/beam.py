@@ -1,0 +1,192 @@
+"""Batched beam search: B sentences x K beams advance as one batch of B*K decoder rows.
+
+The encoder runs once and `decoder.start` once, so each sentence's keys are projected once
+(they live in the `Memory`). The memory is repeated to B*K rows once at the start; every step
+reorders only the per-hypothesis state (`DecoderState.reorder`), since the K rows of a sentence
+hold identical memory rows. Sentences that are done leave the batch (memory included), so late
+steps only pay for the sentences still searching.
+
+Each step ranks the 2K best extensions of a sentence by summed log-probability. An extension
+ending in EOS among the first K is finished (taken out of the beam, it stays finished); the
+first K extensions not ending in EOS form the next beam, so the beam never shrinks. A sentence
+is done once K hypotheses have finished, or at its length limit, where its K best extensions
+finish as they are (with or without EOS). The length penalty is applied at the end, to rank the
+finished hypotheses (as in fairseq). With K = 1 this is greedy search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from attnlab.data import BOS_ID, EOS_ID
+from attnlab.models import DecoderState, Seq2Seq
+
+from .common import (
+    Hypothesis,
+    MaxLen,
+    evaluating,
+    length_penalty,
+    next_token_scores,
+    step_limits,
+)
+
+
+@dataclass
+class _Finished:
+    """Hypotheses finished at one step, all of the same length t: sentence (F,) their index in
+    the input batch; tokens (F, t); log_prob (F,); attention (F, t, S) or None."""
+
+    sentence: Tensor
+    tokens: Tensor
+    log_prob: Tensor
+    attention: Tensor | None
+
+
+@dataclass
+class _Beams:
+    """The live search over N sentences still searching, K beams each; rows are n * K + k.
+
+    sentence (N,) index in the input batch; limits (N,) output limits; done (N,) finished
+    hypotheses so far; scores (N, K) summed log-probabilities (-inf: an empty beam slot);
+    tokens (N*K, t) and attention (N*K, t, S) or None: each row's history; state: the decoder's.
+    """
+
+    sentence: Tensor
+    limits: Tensor
+    done: Tensor
+    scores: Tensor
+    tokens: Tensor
+    attention: Tensor | None
+    state: DecoderState
+
+    @classmethod
+    def start(cls, state: DecoderState, limits: Tensor, beam_size: int) -> _Beams:
+        """Repeat every sentence's state and memory K times; only beam 0 is live at first, so
+        the first step does not propose the same extension K times."""
+        batch = limits.shape[0]
+        rows = torch.arange(batch, device=limits.device).repeat_interleave(beam_size)
+        state = state.reorder(rows)
+        if state.memory is not None:
+            state = state.with_memory(state.memory.select(rows))  # the one memory expansion
+        scores = torch.full((batch, beam_size), float("-inf"), device=limits.device)
+        scores[:, 0] = 0.0
+        return cls(rows.view(batch, beam_size)[:, 0], limits, torch.zeros_like(limits), scores,
+                   rows.new_full((batch * beam_size, 0), BOS_ID), None, state)
+
+    def last_tokens(self) -> Tensor:
+        """(N*K,) the input of the next step: BOS first, then each row's last token."""
+        return self.tokens[:, -1] if self.tokens.shape[1] else self.tokens.new_full(
+            (self.tokens.shape[0],), BOS_ID)
+
+
+def beam_search(model: Seq2Seq, src: Tensor, src_mask: Tensor, *, beam_size: int,
+                alpha: float = 1.0, max_len: MaxLen, n_best: int = 1) -> list[list[Hypothesis]]:
+    """Beam search over src (B, S) / src_mask (B, S) -> per sentence its n_best hypotheses,
+    best first by score = log_prob / ((5 + |Y|) / 6) ** alpha (GNMT, Wu et al. 2016).
+
+    max_len: an int, or a function of a sentence's real source length (see `step_limits`).
+    A sentence's result does not depend on the other sentences of its batch.
+    """
+    if not 1 <= n_best <= beam_size:
+        raise ValueError(f"need 1 <= n_best <= beam_size, got n_best={n_best}, "
+                         f"beam_size={beam_size}")
+    with evaluating(model):
+        limits = step_limits(max_len, src_mask)  # (B,)
+        state = model.decoder.start(model.encode(src, src_mask))
+        beams = _Beams.start(state, limits, beam_size)
+        finished: list[_Finished] = []
+        for step in range(int(limits.max())):
+            logits, weights, state = model.decoder.step(beams.last_tokens(), beams.state)
+            beams.state = state
+            beams = _advance(beams, next_token_scores(logits), weights, step + 1, finished)
+            if beams is None:
+                break
+        return _collect(finished, src_mask, alpha, n_best)
+
+
+def _advance(beams: _Beams, scores: Tensor, weights: Tensor | None, length: int,
+             finished: list[_Finished]) -> _Beams | None:
+    """One search step from the step's log-probabilities (N*K, V) and attention (N*K, S):
+    finish hypotheses into `finished`, pick the next beams, drop done sentences.
+    Returns the new beams, or None when every sentence is done."""
+    batch, beam_size = beams.scores.shape
+    vocab = scores.shape[-1]
+    totals = (beams.scores.view(-1, 1).to(scores.dtype) + scores).view(batch, -1)  # (N, K*V)
+    top, ids = totals.topk(min(2 * beam_size, totals.shape[1]), dim=-1)  # (N, C), best first
+    origin = ids.div(vocab, rounding_mode="floor") + beam_size * torch.arange(
+        batch, device=ids.device).unsqueeze(1)  # (N, C) the row each candidate extends
+    token = ids.remainder(vocab)  # (N, C)
+    rank = torch.arange(top.shape[1], device=top.device)
+    at_limit = (beams.limits == length).unsqueeze(1)  # (N, 1)
+    ends = (token == EOS_ID) | at_limit
+    finish = ends & (rank < beam_size) & torch.isfinite(top)  # never finish an empty slot
+    if finish.any():
+        finished.append(_finish(beams, finish, origin, token, top, weights))
+    beams.done = beams.done + finish.sum(-1)
+    # The next beam: the K best candidates not ending in EOS (keys are distinct: rank order).
+    keep = ((token == EOS_ID).long() * top.shape[1] + rank).argsort(-1)
+    keep = keep[:, :beam_size]  # (N, K)
+    rows, new_tokens = origin.gather(1, keep), token.gather(1, keep)
+    new_scores = top.gather(1, keep)
+    alive = (beams.done < beam_size) & ~at_limit.squeeze(1)  # (N,)
+    if not alive.any():
+        return None
+    memory = beams.state.memory
+    if not alive.all():  # shrink: the done sentences leave the batch
+        kept = alive.nonzero().squeeze(1)
+        rows, new_tokens, new_scores = rows[kept], new_tokens[kept], new_scores[kept]
+        if memory is not None:  # the memory is per sentence, rows n*K..n*K+K-1 are equal
+            memory = memory.select(_sentence_rows(kept, beam_size))
+        beams.sentence, beams.limits = beams.sentence[kept], beams.limits[kept]
+        beams.done = beams.done[kept]
+    flat = rows.reshape(-1)  # (N'*K,)
+    beams.state = beams.state.reorder(flat).with_memory(memory)
+    beams.tokens = torch.cat([beams.tokens[flat], new_tokens.reshape(-1, 1)], 1)
+    beams.attention = _extend(beams.attention, weights, flat)
+    beams.scores = new_scores
+    return beams
+
+
+def _finish(beams: _Beams, finish: Tensor, origin: Tensor, token: Tensor, top: Tensor,
+            weights: Tensor | None) -> _Finished:
+    """The candidates where finish (N, C) is True, with their histories."""
+    rows = origin[finish]  # (F,)
+    sentence = beams.sentence.unsqueeze(1).expand_as(finish)[finish]
+    tokens = torch.cat([beams.tokens[rows], token[finish].unsqueeze(1)], 1)  # (F, t)
+    return _Finished(sentence, tokens, top[finish], _extend(beams.attention, weights, rows))
+
+
+def _extend(history: Tensor | None, weights: Tensor | None, rows: Tensor) -> Tensor | None:
+    """history (R, t, S) of the rows extended, each by its step weights (R, S) -> (R', t+1, S)."""
+    if weights is None:
+        return None
+    new = weights[rows].unsqueeze(1)
+    return new if history is None else torch.cat([history[rows], new], 1)
+
+
+def _sentence_rows(sentences: Tensor, beam_size: int) -> Tensor:
+    """Row indices n*K + k of the given sentences n (N',) -> (N'*K,)."""
+    beams = torch.arange(beam_size, device=sentences.device)
+    return (sentences.unsqueeze(1) * beam_size + beams).reshape(-1)
+
+
+def _collect(finished: list[_Finished], src_mask: Tensor, alpha: float,
+             n_best: int) -> list[list[Hypothesis]]:
+    """Turn the finished chunks into per-sentence Hypothesis lists, best first."""
+    sources = src_mask.sum(-1).tolist()
+    results: list[list[Hypothesis]] = [[] for _ in sources]
+    for chunk in finished:
+        length = chunk.tokens.shape[1]
+        penalty = length_penalty(length, alpha)
+        for row, (sentence, ids, total) in enumerate(zip(
+                chunk.sentence.tolist(), chunk.tokens.tolist(), chunk.log_prob.tolist(),
+                strict=True)):
+            attention = None
+            if chunk.attention is not None:
+                attention = chunk.attention[row, :, : sources[sentence]]
+            results[sentence].append(Hypothesis(ids, total / penalty, total, attention))
+    # sorted() is stable: equal scores keep the order they were found in, whatever the batch.
+    return [sorted(hyps, key=lambda h: -h.score)[:n_best] for hyps in results]

@@ -1,0 +1,81 @@
+"""What greedy and beam search share: the hypothesis they return, the GNMT length penalty, the
+per-sentence output limit, and running a model in eval mode without gradients."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from attnlab.data import BOS_ID, PAD_ID
+
+MaxLen = int | Callable[[int], int]  # a fixed limit, or one computed from the source length
+
+
+@dataclass
+class Hypothesis:
+    """One decoded output of one sentence.
+
+    tokens: target ids, ending with EOS when the hypothesis finished (no EOS when it hit the
+    length limit first); log_prob: log p(tokens | source), summed over tokens; score: log_prob
+    divided by the length penalty (what hypotheses are ranked by); attention (len(tokens), S_real):
+    row j is the attention that produced tokens[j], over the sentence's real source positions,
+    or None for a model without attention.
+    """
+
+    tokens: list[int]
+    score: float
+    log_prob: float
+    attention: Tensor | None
+
+
+def length_penalty(length: int | Tensor, alpha: float) -> float | Tensor:
+    """GNMT length penalty lp(Y) = ((5 + |Y|) / 6) ** alpha (Wu et al. 2016, eq. 14).
+    |Y| counts every output token, EOS included; alpha = 0 ranks by log-probability alone."""
+    return ((5.0 + length) / 6.0) ** alpha
+
+
+def step_limits(max_len: MaxLen, src_mask: Tensor) -> Tensor:
+    """Per-sentence output limit (B,) long on src_mask's device, at least 1 token.
+
+    max_len: an int, or a function of one sentence's real source length (its EOS included), e.g.
+    `lambda n: int(1.5 * n) + 5`, so that a sentence's limit does not depend on its batch.
+    """
+    lengths = src_mask.sum(-1).tolist()
+    limits = [max_len(n) for n in lengths] if callable(max_len) else [max_len] * len(lengths)
+    if any(int(limit) < 1 for limit in limits):
+        raise ValueError(f"max_len must allow at least one output token, got {limits}")
+    return torch.tensor([int(limit) for limit in limits], device=src_mask.device)
+
+
+def log_probs(logits: Tensor) -> Tensor:
+    """logits (..., V) -> log-probabilities (..., V); half precision is lifted to float32 first
+    so that summing many steps does not lose the small differences that rank beams."""
+    if logits.dtype in (torch.float16, torch.bfloat16):
+        logits = logits.float()
+    return torch.log_softmax(logits, dim=-1)
+
+
+def next_token_scores(logits: Tensor) -> Tensor:
+    """log_probs for choosing the next output token (R, V): PAD and BOS, which are never
+    outputs, get -inf (as in fairseq). The other entries keep the model's log-probabilities,
+    so a hypothesis's log_prob is what teacher forcing gives for its tokens."""
+    scores = log_probs(logits)
+    scores[:, [PAD_ID, BOS_ID]] = float("-inf")
+    return scores
+
+
+@contextlib.contextmanager
+def evaluating(model: nn.Module) -> Iterator[None]:
+    """Eval mode (no dropout, deterministic hard attention) and no autograd for the block; the
+    model's training flag is restored afterwards, so validation inside training can decode."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        model.train(was_training)

@@ -1,0 +1,68 @@
+"""Greedy search: the most probable token at every step, for every sentence of a batch at once."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from attnlab.data import BOS_ID, EOS_ID
+from attnlab.models import Seq2Seq
+
+from .common import (
+    Hypothesis,
+    MaxLen,
+    evaluating,
+    length_penalty,
+    next_token_scores,
+    step_limits,
+)
+
+
+def greedy_search(model: Seq2Seq, src: Tensor, src_mask: Tensor, *, max_len: MaxLen,
+                  alpha: float = 1.0) -> list[Hypothesis]:
+    """Decode src (B, S) / src_mask (B, S) greedily -> one Hypothesis per sentence.
+
+    A sentence stops at EOS or after its `max_len` tokens (see `step_limits`); its score is
+    log_prob / length_penalty(len(tokens), alpha), as in `beam_search`. Finished rows keep
+    running with their last token (their outputs are ignored): greedy search is the simple
+    reference; `beam_search` with beam_size=1 gives the same result and drops finished rows.
+    """
+    with evaluating(model):
+        limits = step_limits(max_len, src_mask)  # (B,)
+        state = model.decoder.start(model.encode(src, src_mask))
+        batch = src.shape[0]
+        tokens = src.new_full((batch,), BOS_ID)
+        running = torch.ones(batch, dtype=torch.bool, device=src.device)
+        lengths = torch.zeros_like(limits)
+        log_prob = None
+        outputs, weights = [], []
+        for step in range(int(limits.max())):
+            logits, attention, state = model.decoder.step(tokens, state)
+            scores = next_token_scores(logits)  # (B, V)
+            tokens = scores.argmax(-1)
+            gained = scores.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+            gained = torch.where(running, gained, 0.0)  # finished rows add nothing
+            log_prob = gained if log_prob is None else log_prob + gained
+            lengths += running
+            running &= (tokens != EOS_ID) & (limits > step + 1)
+            outputs.append(tokens)
+            if attention is not None:
+                weights.append(attention)
+            if not running.any():
+                break
+        history = torch.stack(outputs, 1)  # (B, T)
+        attention = torch.stack(weights, 1) if weights else None  # (B, T, S)
+        return _hypotheses(history, log_prob, lengths, attention, src_mask, alpha)
+
+
+def _hypotheses(tokens: Tensor, log_prob: Tensor, lengths: Tensor, attention: Tensor | None,
+                src_mask: Tensor, alpha: float) -> list[Hypothesis]:
+    """Cut each row of tokens (B, T) / attention (B, T, S) to its length and real source."""
+    sources = src_mask.sum(-1).tolist()
+    result = []
+    for row, (ids, total, length) in enumerate(
+            zip(tokens.tolist(), log_prob.tolist(), lengths.tolist(), strict=True)):
+        weights = None if attention is None else attention[row, :length, : sources[row]]
+        result.append(Hypothesis(ids[:length], total / length_penalty(length, alpha), total,
+                                 weights))
+    return result

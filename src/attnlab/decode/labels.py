@@ -1,0 +1,68 @@
+"""Attention labelled for people and for alignment: pieces grouped into words, and the piece
+attention merged into word attention with `attnlab.eval.merge_subwords`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnlab.data import Vocab
+from attnlab.data.vocab import WORD_START
+from attnlab.eval import merge_subwords
+
+
+@dataclass
+class LabelledAttention:
+    """source_pieces / target_pieces as the model saw and wrote them ("</s>" included);
+    attention (T_tgt pieces, S pieces) numpy, row j = what produced target piece j, or None for a
+    model without attention; source_words / target_words their words ("</s>" a word of its
+    own, always last when present); word_attention (T_tgt words, S words): source pieces of a
+    word summed, target pieces of a word averaged (rows stay distributions)."""
+
+    source_pieces: list[str]
+    target_pieces: list[str]
+    attention: np.ndarray | None
+    source_words: list[str]
+    target_words: list[str]
+    word_attention: np.ndarray | None
+
+
+def words(vocab: Vocab, pieces: list[str]) -> tuple[list[str], list[int]]:
+    """The words of `pieces` (Vocab.to_words) and each piece's word index, e.g.
+    ['▁Fuß', 'ball', '▁spielen', '</s>'] -> ['Fuß', 'spielen', '</s>'], [0, 0, 1, 2]."""
+    groups = vocab.to_words(pieces)
+    word_of_piece = [0] * len(pieces)
+    texts = []
+    for word, positions in enumerate(groups):
+        for position in positions:
+            word_of_piece[position] = word
+        text = "".join(pieces[p] for p in positions)
+        # sentencepiece marks a word start with "▁"; char vocabularies end a word with a space
+        texts.append(text.replace(WORD_START, " ").strip() or text)
+    return texts, word_of_piece
+
+
+def label(source_vocab: Vocab, target_vocab: Vocab, source_pieces: list[str],
+          target_pieces: list[str], attention: np.ndarray | None) -> LabelledAttention:
+    """Group both sides into words and merge `attention` (T_tgt pieces, S pieces) to words."""
+    source_words, source_ids = words(source_vocab, source_pieces)
+    target_words, target_ids = words(target_vocab, target_pieces)
+    word_attention = None
+    if attention is not None:
+        word_attention = merge_subwords(attention, source_ids, target_ids)
+    return LabelledAttention(source_pieces, target_pieces, attention, source_words,
+                             target_words, word_attention)
+
+
+def sentence_pieces(vocab: Vocab, text: str) -> list[str]:
+    """The pieces of `text` as written in it (unknown pieces keep their surface), plus the
+    "</s>" that batching appends to a source and that ends a target."""
+    return [*vocab.tokenize(text), "</s>"]
+
+
+def to_numpy(tensor):
+    """A tensor as a numpy array on the CPU; half precision becomes float32 (numpy lacks bf16)."""
+    if tensor.dtype.is_floating_point and tensor.element_size() < 4:
+        tensor = tensor.float()
+    return tensor.detach().cpu().numpy()

@@ -1,0 +1,100 @@
+"""Translate plain sentences with beam search (beam 1 = greedy) and label their attention.
+
+Sentences are read in pools, sorted by length inside a pool so a batch holds similar lengths
+(little padding), decoded, and handed back in input order; `iter_translate` yields a pool's
+results before reading the next, so a long input file never sits in memory whole.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attnlab.data import collate
+from attnlab.models import Seq2Seq
+
+from .beam import beam_search
+from .common import Hypothesis
+from .labels import LabelledAttention, label, sentence_pieces, to_numpy
+
+if TYPE_CHECKING:  # only a type: translation may import decode, never the other way at runtime
+    from attnlab.translation.corpus import Vocabularies
+
+
+@dataclass
+class TranslationResult(LabelledAttention):
+    """One translation: text; score (length-normalised) and log_prob of its tokens (target ids,
+    EOS last when it finished); plus its pieces, words and attention (see LabelledAttention).
+    An empty input line gives text "" with no target pieces and (0, S) attention arrays."""
+
+    text: str
+    score: float
+    log_prob: float
+    tokens: list[int]
+
+
+def translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str], *, beam_size: int = 5,
+              alpha: float = 1.0, max_len_ratio: float = 1.5, max_len_extra: int = 5,
+              batch_size: int = 64) -> list[TranslationResult]:
+    """Translate `sentences` -> one TranslationResult each, in input order. See iter_translate."""
+    return list(iter_translate(model, vocabs, sentences, beam_size=beam_size, alpha=alpha,
+                               max_len_ratio=max_len_ratio, max_len_extra=max_len_extra,
+                               batch_size=batch_size, pool_size=max(len(sentences), 1)))
+
+
+def iter_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str], *,
+                   beam_size: int = 5, alpha: float = 1.0, max_len_ratio: float = 1.5,
+                   max_len_extra: int = 5, batch_size: int = 64,
+                   pool_size: int | None = None) -> Iterator[TranslationResult]:
+    """Yield a TranslationResult per sentence, in input order.
+
+    A sentence of n source pieces (with its EOS) gets at most int(max_len_ratio * n) +
+    max_len_extra output pieces; alpha is the GNMT length penalty's. `pool_size` sentences
+    (default 100 batches) are read and length-sorted at a time. Empty (blank) lines never reach
+    the model.
+    """
+    device = next(model.parameters()).device
+    search = functools.partial(beam_search, model, beam_size=beam_size, alpha=alpha,
+                               max_len=lambda n: int(max_len_ratio * n) + max_len_extra)
+    lines = iter(sentences)
+    while pool := list(itertools.islice(lines, pool_size or 100 * batch_size)):
+        yield from _translate_pool(search, vocabs, pool, batch_size, device)
+
+
+def _translate_pool(search: Callable, vocabs: Vocabularies, sentences: list[str],
+                    batch_size: int, device) -> list[TranslationResult]:
+    """Decode one pool in length-sorted batches; results in the pool's order."""
+    ids = [vocabs.src.encode(s) if s.strip() else [] for s in sentences]
+    results: list[TranslationResult | None] = [None] * len(sentences)
+    for index in (i for i, source in enumerate(ids) if not source):
+        results[index] = _empty(vocabs)
+    order = sorted((i for i, source in enumerate(ids) if source), key=lambda i: len(ids[i]))
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        batch = collate([(ids[i], []) for i in chunk])
+        found = search(batch.src.to(device), batch.src_mask.to(device), n_best=1)
+        for index, hypotheses in zip(chunk, found, strict=True):
+            results[index] = _result(vocabs, sentences[index], hypotheses[0])
+    return results
+
+
+def _result(vocabs: Vocabularies, sentence: str, hypothesis: Hypothesis) -> TranslationResult:
+    tokens = hypothesis.tokens
+    target_pieces = [vocabs.tgt.id_to_piece(i) for i in tokens]
+    attention = None if hypothesis.attention is None else to_numpy(hypothesis.attention)
+    labelled = label(vocabs.src, vocabs.tgt, sentence_pieces(vocabs.src, sentence), target_pieces,
+                     attention)
+    return TranslationResult(**vars(labelled), text=vocabs.tgt.decode(tokens),
+                             score=hypothesis.score, log_prob=hypothesis.log_prob, tokens=tokens)
+
+
+def _empty(vocabs: Vocabularies) -> TranslationResult:
+    """The result for a blank line: nothing to translate, so no target and no attention rows."""
+    pieces = ["</s>"]  # the source the model would have seen: EOS alone
+    labelled = label(vocabs.src, vocabs.tgt, pieces, [], np.zeros((0, len(pieces))))
+    return TranslationResult(**vars(labelled), text="", score=0.0, log_prob=0.0, tokens=[])

@@ -1,0 +1,92 @@
+"""What the training loop reads: optimiser, schedule, budget, cadence, early stopping.
+
+In YAML this is the `train:` section of an experiment config, e.g.
+
+    train:
+      lr: 1.0e-3
+      schedule: {kind: plateau, factor: 0.5, patience: 2}
+      max_epochs: 20
+      validate_every: 500
+      early_stopping: {metric: bleu, mode: max, patience: 5}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from attnlab.errors import ConfigError
+
+
+@dataclass
+class ScheduleConfig:
+    """How the learning rate moves away from `TrainConfig.lr`.
+
+    constant: lr throughout.
+    plateau: multiply lr by `factor` after `patience` validations in a row without improvement
+        of the early-stopping metric (Luong et al. 2015 halve it in a similar way), never
+        below `min_lr`.
+    warmup_decay: linear warmup over `warmup_steps` updates to lr, then inverse-square-root
+        decay, lr * sqrt(warmup_steps / step) (Vaswani et al. 2017, eq. 3, with lr as peak).
+    """
+
+    kind: Literal["constant", "plateau", "warmup_decay"] = "constant"
+    factor: float = 0.5         # plateau: lr multiplier on a plateau
+    patience: int = 2           # plateau: validations without improvement before a cut
+    min_lr: float = 0.0         # plateau: floor
+    warmup_steps: int = 4000    # warmup_decay: updates until the peak
+
+
+@dataclass
+class EarlyStoppingConfig:
+    """The validation metric that decides the `best` checkpoint, plateau cuts and stopping."""
+
+    metric: str | None = None   # key of Validation.metrics, e.g. "bleu"; None = no best/stopping
+    mode: Literal["max", "min"] = "max"   # "max" for BLEU/accuracy, "min" for loss/perplexity
+    patience: int | None = None  # validations without improvement before stopping; None = never
+
+
+@dataclass
+class TrainConfig:
+    """Everything the generic loop needs; the model and data sections live elsewhere."""
+
+    # Optimiser: Adam (Kingma & Ba 2015); weight_decay is the L2 term Adam adds to gradients.
+    optimizer: Literal["adam"] = "adam"
+    lr: float = 1e-3
+    betas: tuple[float, float] = (0.9, 0.999)
+    weight_decay: float = 0.0
+    clip_norm: float | None = 1.0   # max global gradient L2 norm; None = no clipping
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+
+    # Budget: training stops at the first limit reached (None = no such limit).
+    max_steps: int | None = None      # optimiser updates
+    max_epochs: int | None = 10       # passes over the training data
+    max_minutes: float | None = None  # wall-clock, summed over resumed runs
+
+    # Cadence, in updates. Validation also runs when training ends (unless interrupted).
+    validate_every: int | None = 1000   # None = only at the end
+    checkpoint_every: int | None = 1000  # save `last`; it is also saved after each validation
+    log_every: int = 100                # progress bar and TensorBoard scalars
+    tensorboard: bool = True            # event files in <run_dir>/tensorboard
+
+    early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
+
+    seed: int = 1                 # training randomness (dropout, sampling); rank r uses seed + r
+    threads: int | None = None    # torch intra-op threads; None = leave torch's choice
+    device: str | None = None     # "cpu", "cuda", "cuda:1"; None = CUDA when available
+
+    def __post_init__(self):
+        positive = {"lr": self.lr, "log_every": self.log_every, "max_steps": self.max_steps,
+                    "max_epochs": self.max_epochs, "max_minutes": self.max_minutes,
+                    "validate_every": self.validate_every, "threads": self.threads,
+                    "checkpoint_every": self.checkpoint_every, "clip_norm": self.clip_norm}
+        for name, value in positive.items():
+            if value is not None and value <= 0:
+                raise ConfigError(f"train.{name} must be positive, got {value}")
+        if self.schedule.kind == "plateau" and self.early_stopping.metric is None:
+            raise ConfigError("train.schedule.kind=plateau needs train.early_stopping.metric "
+                              "to watch")
+        if self.schedule.kind == "warmup_decay" and self.schedule.warmup_steps < 1:
+            raise ConfigError("train.schedule.warmup_steps must be at least 1 for warmup_decay")
+        if self.max_steps is None and self.max_epochs is None and self.max_minutes is None:
+            raise ConfigError("train needs a budget: set max_steps, max_epochs or max_minutes")

@@ -1,0 +1,302 @@
+"""The generic training loop: any Task, one process or many under torchrun.
+
+    result = train(task, config.train, RunDir("runs/x"), resume=args.resume)
+
+Each step: batch -> task.loss -> backward -> clip -> lr from the schedule -> Adam. Every
+`validate_every` steps (and at the end) rank 0 validates, `last` is saved and `best` too when
+the early-stopping metric improved. A resumed run restores the model, optimiser, schedule,
+sampler position, RNG states and counters, and continues exactly as if never stopped.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import torch
+
+from attnlab.errors import ConfigError
+
+from . import distributed
+from .checkpoint import RunDir
+from .config import TrainConfig
+from .monitor import Monitor
+from .rng import rng_state, seed_everything
+from .schedule import build_schedule, is_better
+from .signals import StopSignals
+from .state import Progress, restore_training_state, training_state
+from .task import Task
+
+TASK_MEMBERS = ("model", "sampler", "make_batch", "loss", "validate", "signature")
+STOP_REASONS = ("max_steps", "max_epochs", "time", "early_stopping", "interrupted")
+
+OPTIMIZERS = {
+    "adam": lambda params, c: torch.optim.Adam(params, lr=c.lr, betas=c.betas,
+                                               weight_decay=c.weight_decay),
+}
+
+
+@dataclass
+class TrainResult:
+    """steps: updates done in total; epochs: complete passes; stopped_by: one of STOP_REASONS."""
+
+    steps: int
+    epochs: int
+    best_metric: float | None
+    stopped_by: str
+    last_metrics: dict[str, float]
+
+
+def train(task: Task, config: TrainConfig, run_dir: RunDir, *, resume: bool = False,
+          progress: bool = True) -> TrainResult:
+    """Train `task.model` until a budget, early stopping or a signal ends the run.
+
+    resume: continue from `run_dir/last` (CheckpointError if there is none, or if it belongs
+    to another model). progress: show a bar on a terminal (rank 0 only).
+    Under torchrun, every rank calls this with an identically built task.
+    """
+    missing = [name for name in TASK_MEMBERS if not hasattr(task, name)]
+    if missing:
+        raise TypeError(f"{type(task).__name__} is not a Task: it lacks {', '.join(missing)}")
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    context = distributed.setup(config.device)
+    try:
+        trainer = _Trainer(task, config, run_dir, context)
+        trainer.start(resume, progress)
+        with StopSignals() as signals:
+            return trainer.run(signals)
+    finally:
+        distributed.teardown(context)
+
+
+class _Trainer:
+    """The state of one training run; `run` is the loop, the rest are its steps."""
+
+    def __init__(self, task: Task, config: TrainConfig, run_dir: RunDir,
+                 context: distributed.DistContext):
+        self.task, self.config, self.run_dir, self.context = task, config, run_dir, context
+        self.model = task.model.to(context.device)
+        self.params = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = OPTIMIZERS[config.optimizer](self.params, config)
+        self.schedule = build_schedule(config)
+        self.signature = task.signature()
+        self.progress = Progress()
+        self.finite = True   # the latest loss
+        self.monitor: Monitor | None = None
+
+    def start(self, resume: bool, progress: bool) -> None:
+        """Restore `last` or seed afresh; then wrap for DDP and open the monitor."""
+        if resume:
+            self._restore()
+        else:
+            seed_everything(self.config.seed + self.context.rank)
+        # After loading: DDP broadcasts rank 0's parameters at construction.
+        self.ddp = distributed.wrap_model(self.model, self.context)
+        self.ddp.train()
+        tensorboard = self.run_dir.tensorboard_dir if self.config.tensorboard else None
+        self.monitor = Monitor(enabled=self.context.is_main, progress=progress,
+                               total=self._total_steps(), initial=self.progress.step,
+                               tensorboard_dir=tensorboard)
+        if resume:
+            self.monitor.message(f"resumed {self.run_dir.path} at step {self.progress.step}")
+        self._clock_start = time.monotonic()
+        self._reset_window()
+
+    def run(self, signals: StopSignals) -> TrainResult:
+        try:
+            stopped_by = self._stop_reason(signals)
+            while stopped_by is None:
+                stopped_by = self._run_epoch(signals)
+            self._finish(stopped_by)
+        finally:
+            self.monitor.close()
+        p = self.progress
+        return TrainResult(p.step, p.epoch, p.best_metric, stopped_by, dict(p.last_metrics))
+
+    def _run_epoch(self, signals: StopSignals) -> str | None:
+        sampler = self.task.sampler
+        sampler.set_epoch(self.progress.epoch)  # same epoch: keeps a resumed position
+        if len(sampler) < self.context.world_size:
+            raise ConfigError(f"the training data gives {len(sampler)} batches per epoch, "
+                              f"fewer than the {self.context.world_size} processes")
+        for indices in distributed.rank_batches(sampler, self.context):
+            self._train_step(indices)
+            stopped_by = self._after_step(signals)
+            if stopped_by is not None:
+                return stopped_by
+        self.progress.epoch += 1
+        return self._stop_reason(signals)
+
+    def _train_step(self, indices: list[int]) -> None:
+        """One update on the batch of these examples."""
+        batch = self.task.make_batch(indices).to(self.context.device)
+        self.optimizer.zero_grad(set_to_none=True)
+        output = self.task.loss(self.ddp, batch)
+        output.loss.backward()
+        if self.config.clip_norm is not None:
+            norm = torch.nn.utils.clip_grad_norm_(self.params, self.config.clip_norm)
+            # Kept as a tensor: float() here would wait for the GPU at every step.
+            self.window["grad_norm"] = torch.maximum(self.window["grad_norm"], norm.detach())
+        lr = self.schedule.lr(self.progress.step + 1)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.optimizer.step()
+        self.progress.step += 1
+        self.finite = math.isfinite(float(output.nll_sum))
+        self.window["nll"] += float(output.nll_sum)
+        self.window["tokens"] += int(output.tokens)
+        self.window["batch_tokens"] += int(batch.num_target_tokens)
+        self.window["lr"] = lr
+
+    def _after_step(self, signals: StopSignals) -> str | None:
+        """Log, validate and checkpoint when due; the reason to stop now, if any."""
+        step, config = self.progress.step, self.config
+        self.monitor.step()
+        if step % config.log_every == 0:
+            self._log()
+        stopped_by = self._stop_reason(signals)
+        if stopped_by == "interrupted":
+            return stopped_by   # no validation: the user wants out; _finish saves `last`
+        if config.validate_every and step % config.validate_every == 0:
+            if self._validate():
+                return "early_stopping"
+        elif config.checkpoint_every and step % config.checkpoint_every == 0:
+            self._save_last()
+        return stopped_by
+
+    def _stop_reason(self, signals: StopSignals) -> str | None:
+        """Budget and signals; rank-local conditions are agreed on by all ranks."""
+        p, config = self.progress, self.config
+        out_of_time = (config.max_minutes is not None
+                       and self._elapsed() >= config.max_minutes * 60)
+        interrupted, out_of_time, diverged = distributed.any_rank(
+            self.context, signals.received is not None, out_of_time, not self.finite)
+        if diverged:  # raised on every rank together, so none waits for the others forever
+            saved = f"`last` holds step {p.saved_at}" if p.saved_at >= 0 else "nothing saved"
+            raise FloatingPointError(f"the training loss is not finite at step {p.step} "
+                                     f"({saved}): lower train.lr or set train.clip_norm")
+        if interrupted:
+            return "interrupted"
+        if config.max_steps is not None and p.step >= config.max_steps:
+            return "max_steps"
+        if out_of_time:
+            return "time"
+        if config.max_epochs is not None and p.epoch >= config.max_epochs:
+            return "max_epochs"
+        return None
+
+    def _finish(self, stopped_by: str) -> None:
+        """Validate the final model (unless interrupted) and make sure `last` holds it."""
+        p = self.progress
+        if stopped_by != "interrupted" and p.validated_at != p.step:
+            self._validate()
+        if p.saved_at != p.step:
+            self._save_last()
+        self.monitor.message(f"stopped by {stopped_by} at step {p.step}, epoch {p.epoch}")
+
+    def _validate(self) -> bool:
+        """Rank 0 validates, all ranks learn the metrics; True when patience ran out."""
+        metrics = None
+        if self.context.is_main:
+            try:
+                metrics = self._validate_here()
+            except BaseException:
+                distributed.broadcast(self.context, None)  # release the waiting ranks
+                raise
+        metrics = distributed.broadcast(self.context, metrics)
+        if metrics is None:
+            raise RuntimeError("validation failed on rank 0 (its traceback says why)")
+        p = self.progress
+        p.last_metrics, p.validated_at = metrics, p.step
+        improved = self._track(p.last_metrics)
+        self._save_last()
+        if improved:
+            self._save("best", training_state=None)
+        patience = self.config.early_stopping.patience
+        self._reset_window()   # validation time is not training throughput
+        return patience is not None and p.bad_validations >= patience
+
+    def _validate_here(self) -> dict[str, float]:
+        model = distributed.unwrap(self.ddp)
+        model.eval()
+        with torch.no_grad():
+            validation = self.task.validate(model)
+        model.train()
+        self.monitor.validation(self.progress.step, validation)
+        return {name: float(value) for name, value in validation.metrics.items()}
+
+    def _track(self, metrics: dict[str, float]) -> bool:
+        """Update best/patience and the plateau schedule; True when the metric improved."""
+        name, p = self.config.early_stopping.metric, self.progress
+        if name is None:
+            return False
+        if name not in metrics:
+            raise ConfigError(f"train.early_stopping.metric is {name!r} but validation "
+                              f"returned only {', '.join(metrics) or 'no metrics'}")
+        value = metrics[name]
+        if self.schedule.observe(value):
+            self.monitor.message(f"learning rate now {self.schedule.lr(p.step + 1):.3g}")
+        if is_better(value, p.best_metric, self.config.early_stopping.mode):
+            p.best_metric, p.bad_validations = value, 0
+            return True
+        p.bad_validations += 1
+        return False
+
+    def _log(self) -> None:
+        nll, tokens, batch_tokens = distributed.sum_ranks(
+            self.context, self.window["nll"], self.window["tokens"], self.window["batch_tokens"])
+        seconds = max(time.monotonic() - self.window["start"], 1e-9)
+        values = {"loss": nll / max(tokens, 1), "lr": self.window["lr"],
+                  "tokens_per_second": batch_tokens / seconds}
+        if self.config.clip_norm is not None:
+            values["grad_norm"] = float(self.window["grad_norm"])   # the window's largest
+        self.monitor.train_scalars(self.progress.step, values)
+        self._reset_window()
+
+    def _reset_window(self) -> None:
+        self.window = {"nll": 0.0, "tokens": 0, "batch_tokens": 0,
+                       "grad_norm": torch.zeros((), device=self.context.device),
+                       "lr": self.schedule.lr(self.progress.step + 1),
+                       "start": time.monotonic()}
+
+    def _elapsed(self) -> float:
+        return self.progress.elapsed_seconds + time.monotonic() - self._clock_start
+
+    def _total_steps(self) -> int | None:
+        """What the bar counts to: max_steps, or the steps max_epochs will take (estimated:
+        token batching can give each epoch a slightly different number of batches)."""
+        totals = []
+        if self.config.max_steps is not None:
+            totals.append(self.config.max_steps)
+        if self.config.max_epochs is not None:
+            per_epoch = len(self.task.sampler) // self.context.world_size
+            totals.append(per_epoch * self.config.max_epochs)
+        return min(totals) if totals else None
+
+    def _save_last(self) -> None:
+        # Every rank's RNG state: each draws its own dropout masks.
+        rngs = distributed.gather(self.context, rng_state())
+        self.progress.elapsed_seconds = self._elapsed()
+        self._clock_start = time.monotonic()
+        self.progress.saved_at = self.progress.step
+        state = training_state(self.optimizer, self.config, self.schedule, self.task.sampler,
+                               self.progress, rngs)
+        self._save("last", training_state=state)
+
+    def _save(self, name: str, training_state: dict | None) -> None:
+        """Rank 0 writes; the others wait, so nobody reads a half-written checkpoint."""
+        if self.context.is_main:
+            p = self.progress
+            info = {"step": p.step, "epoch": p.epoch, "metrics": p.last_metrics}
+            self.run_dir.save_checkpoint(name, self.model, self.signature,
+                                         training_state=training_state, info=info)
+        distributed.barrier(self.context)
+
+    def _restore(self) -> None:
+        """Load `last` into the model, optimiser, schedule, sampler, counters and RNGs."""
+        checkpoint = self.run_dir.load_checkpoint("last", self.model, self.signature)
+        self.progress = restore_training_state(
+            checkpoint, self.optimizer, self.config, self.schedule, self.task.sampler,
+            self.context)

@@ -1,0 +1,104 @@
+"""Watching a run: a tqdm bar (loss, tokens/s, ETA) and TensorBoard event files, rank 0 only.
+
+Scalar tags: train/loss (per target token), train/lr, train/tokens_per_second,
+train/grad_norm, valid/<metric>; images valid/<name>; text valid/<name>.
+Without a terminal (a log file, a batch job) the bar is off and the same numbers go to the
+`attnlab.train` logger every `log_every` steps.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import numpy as np
+
+from .task import Validation
+
+logger = logging.getLogger("attnlab.train")
+
+
+class Monitor:
+    """Reports training progress; every method is a no-op when `enabled` is False.
+
+    total: the number of steps the bar counts to (None: unknown, no ETA); initial: the step a
+    resumed run starts from. tensorboard_dir: where event files go (None: no TensorBoard).
+    """
+
+    def __init__(self, *, enabled: bool, progress: bool, total: int | None, initial: int,
+                 tensorboard_dir=None):
+        self.enabled = enabled
+        self.bar = None
+        self.writer = None
+        if not enabled:
+            return
+        if progress and sys.stderr.isatty():
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True)
+        if tensorboard_dir is not None:
+            # Imported here: tensorboard is heavy, and only rank 0 of a run that wants it pays.
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(log_dir=str(tensorboard_dir))
+
+    def step(self) -> None:
+        """One update done."""
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def train_scalars(self, step: int, values: dict[str, float]) -> None:
+        """Log-window averages, e.g. {"loss": 2.3, "lr": 1e-3, "tokens_per_second": 9e3}."""
+        if not self.enabled:
+            return
+        if self.writer is not None:
+            for name, value in values.items():
+                self.writer.add_scalar(f"train/{name}", value, step)
+        shown = {"loss": f"{values['loss']:.3f}", "lr": f"{values['lr']:.2e}",
+                 "tok/s": f"{values['tokens_per_second']:,.0f}"}
+        if self.bar is not None:
+            self.bar.set_postfix(shown, refresh=False)
+        else:
+            logger.info("step %d  %s", step, "  ".join(f"{k} {v}" for k, v in shown.items()))
+
+    def validation(self, step: int, validation: Validation) -> None:
+        """Report a validation: metrics as scalars, images, text."""
+        if not self.enabled:
+            return
+        metrics = "  ".join(f"{name} {value:.4g}" for name, value in validation.metrics.items())
+        self.message(f"step {step} validation: {metrics}")
+        if self.writer is None:
+            return
+        for name, value in validation.metrics.items():
+            self.writer.add_scalar(f"valid/{name}", value, step)
+        for name, image in validation.images.items():
+            self._add_image(f"valid/{name}", image, step)
+        for name, text in validation.text.items():
+            self.writer.add_text(f"valid/{name}", text, step)
+        self.writer.flush()
+
+    def _add_image(self, tag: str, image: Any, step: int) -> None:
+        if isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3 \
+                and image.dtype == np.uint8:
+            self.writer.add_image(tag, image, step, dataformats="HWC")
+        elif hasattr(image, "savefig"):  # a matplotlib Figure
+            self.writer.add_figure(tag, image, step, close=True)
+        else:
+            raise TypeError(f"validation image {tag!r} must be an (H, W, 3) uint8 array or a "
+                            f"matplotlib Figure, got {type(image).__name__}")
+
+    def message(self, text: str) -> None:
+        """A line of text that does not break the bar."""
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.write(text, file=sys.stderr)
+        else:
+            logger.info(text)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        if self.writer is not None:
+            self.writer.close()

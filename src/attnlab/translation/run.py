@@ -1,0 +1,36 @@
+"""Train a translation model end to end: config -> run directory -> trained checkpoints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attnlab.config import config_from_dict, config_to_dict, load_config
+from attnlab.errors import ConfigError
+from attnlab.train.checkpoint import RunDir
+from attnlab.train.loop import TrainResult, train
+from attnlab.train.rng import seed_everything
+
+from .config import RunConfig
+from .task import TranslationTask
+
+
+def load_run_config(path: str | None, run_dir: str | Path, overrides: list[str],
+                    resume: bool) -> RunConfig:
+    """The experiment config: from `path`, or (resuming without one) from the run directory."""
+    if path is not None:
+        return load_config(path, RunConfig, overrides)
+    stored = RunDir(run_dir).file("config.json")
+    if not resume or not stored.is_file():
+        raise ConfigError(f"no config given and none stored in {run_dir}: pass CONFIG.yaml")
+    config = config_from_dict(RunDir(run_dir).read_config(), RunConfig, origin=str(stored))
+    return load_config(config_to_dict(config), RunConfig, overrides) if overrides else config
+
+
+def train_translation(config: RunConfig, run_dir: str | Path, *, resume: bool = False,
+                      progress: bool = True, log=print) -> TrainResult:
+    """Build the task and train; vocabularies, config and checkpoints go to `run_dir`."""
+    directory = RunDir(run_dir)
+    seed_everything(config.train.seed)  # the initial weights are part of the experiment
+    task = TranslationTask(config, directory.path, log=log)
+    directory.write_config(config_to_dict(config))
+    return train(task, config.train, directory, resume=resume, progress=progress)

@@ -1,0 +1,115 @@
+"""YAML configs: typed dataclasses, helpful errors, dotted overrides, dict round trip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, make_dataclass
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from attnlab.config import config_from_dict, config_to_dict, load_config
+from attnlab.errors import ConfigError
+from attnlab.train import TrainConfig
+
+
+@dataclass
+class AttentionConfig:
+    score: Literal["dot", "general", "concat"] = "concat"
+    window: int | None = None
+    sharpness: float | None = None
+
+
+@dataclass
+class ModelConfig:
+    hidden: int = 32
+    attention: AttentionConfig = field(default_factory=AttentionConfig)
+    layers: list[int] = field(default_factory=lambda: [1])
+
+
+@dataclass
+class Experiment:
+    name: str
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    vocab: Path | None = None
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def write(tmp_path, text: str) -> Path:
+    path = tmp_path / "x.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_yaml_with_overrides(tmp_path):
+    path = write(tmp_path, "name: demo\nmodel:\n  attention: {score: general, window: 10}\n"
+                           "train:\n  lr: 1e-3\n  betas: [0.8, 0.9]\n")
+    overrides = ["train.lr=5e-4", "model.attention.window=null", "model.layers=[1,2]",
+                 "train.early_stopping.metric=bleu", "vocab=v.model", "extra.alpha=1"]
+    config = load_config(path, Experiment, overrides)
+    assert config.train.lr == 5e-4 and config.train.betas == (0.8, 0.9)
+    assert config.model.attention == AttentionConfig(score="general", window=None)
+    assert config.model.layers == [1, 2] and config.train.early_stopping.metric == "bleu"
+    assert config.vocab == Path("v.model") and config.extra == {"alpha": 1.0}
+
+
+def test_round_trip_through_a_plain_dict():
+    config = load_config({"name": "x", "vocab": "v", "model": {"attention": {"sharpness": 2}}},
+                         Experiment)
+    plain = config_to_dict(config)
+    assert plain["train"]["betas"] == [0.9, 0.999] and plain["vocab"] == "v"
+    assert config_from_dict(plain, Experiment) == config
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"name": "x", "train": {"learnig_rate": 1}},
+     r"config: unknown key 'train\.learnig_rate'; did you mean 'train\.lr'\?"),
+    ({"name": "x", "model": {"attention": {"windw": 3}}},
+     r"did you mean 'model\.attention\.window'\?"),
+    ({"name": "x", "train": {"lr": "fast"}}, r"train\.lr must be a number, got 'fast'"),
+    ({"name": "x", "train": {"max_steps": 1.5}}, r"train\.max_steps must be an integer or null"),
+    ({"name": "x", "train": {"tensorboard": "yes"}}, "train.tensorboard must be true or false"),
+    ({"name": "x", "model": {"attention": {"score": "cosine"}}},
+     r"model\.attention\.score must be one of 'dot', 'general', 'concat'; got 'cosine'"),
+    ({"name": "x", "model": {"layers": [1, "two"]}}, r"model\.layers\[1\] must be an integer"),
+    ({"name": "x", "train": {"betas": [0.9]}}, r"train\.betas must be a list of 2 values"),
+    ({"name": 3}, "name must be a string"),
+    ({}, "missing required key 'name'"),
+])
+def test_mistakes_name_the_key(data, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(data, Experiment)
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(ConfigError, match="x.yaml: unknown key 'modle'; did you mean 'model'"):
+        load_config(write(tmp_path, "name: a\nmodle: {}\n"), Experiment)
+    with pytest.raises(ConfigError, match="x.yaml: invalid YAML at line 3, column 12: mapping"):
+        load_config(write(tmp_path, "name: a\nmodel:\n  hidden: 1: 2\n"), Experiment)
+    with pytest.raises(ConfigError, match="duplicate key 'name'"):
+        load_config(write(tmp_path, "name: a\nname: b\n"), Experiment)
+    with pytest.raises(ConfigError, match="top level must be a mapping"):
+        load_config(write(tmp_path, "- 1\n"), Experiment)
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.yaml", Experiment)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("train.lr", "expects dotted.key=value"),
+    ("train.lerning_rate=1", r"--set train\.lerning_rate=1: unknown key 'train\.lerning_rate'"),
+    ("train.lr=fast", r"--set train\.lr=fast: train\.lr must be a number"),
+    ("name.first=a", "name has no sub-keys"),
+    ("train.schedule.kind=cosine", "must be one of 'constant', 'plateau', 'warmup_decay'"),
+])
+def test_override_mistakes_name_the_override(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config({"name": "x"}, Experiment, [override])
+
+
+def test_unions_try_each_member():
+    Either = make_dataclass("Either", [("x", int | None, None), ("y", int | str, 0)])
+    assert load_config({"x": None, "y": "a"}, Either) == Either(None, "a")
+    assert load_config({"y": 2}, Either) == Either(None, 2)
+    with pytest.raises(ConfigError, match="x must be an integer or null, got 'a'"):
+        load_config({"x": "a"}, Either)
