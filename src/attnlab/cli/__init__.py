@@ -7,6 +7,7 @@ registers it and sets `func` (called with the parsed arguments, returns an exit 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from attnlab.errors import UserError
@@ -28,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Progress lines of runs without a terminal (log files, batch jobs) go through logging.
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     try:
         return int(args.func(args) or 0)
     except UserError as error:

@@ -21,7 +21,7 @@ from attnlab.errors import ConfigError
 from . import distributed
 from .checkpoint import RunDir
 from .config import TrainConfig
-from .monitor import Monitor
+from .monitor import METRICS_FILE, Monitor
 from .rng import rng_state, seed_everything
 from .schedule import build_schedule, is_better
 from .signals import StopSignals
@@ -98,7 +98,8 @@ class _Trainer:
         tensorboard = self.run_dir.tensorboard_dir if self.config.tensorboard else None
         self.monitor = Monitor(enabled=self.context.is_main, progress=progress,
                                total=self._total_steps(), initial=self.progress.step,
-                               tensorboard_dir=tensorboard)
+                               tensorboard_dir=tensorboard,
+                               metrics_path=self.run_dir.file(METRICS_FILE))
         if resume:
             self.monitor.message(f"resumed {self.run_dir.path} at step {self.progress.step}")
         self._clock_start = time.monotonic()

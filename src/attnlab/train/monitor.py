@@ -3,13 +3,17 @@
 Scalar tags: train/loss (per target token), train/lr, train/tokens_per_second,
 train/grad_norm, valid/<metric>; images valid/<name>; text valid/<name>.
 Without a terminal (a log file, a batch job) the bar is off and the same numbers go to the
-`attnlab.train` logger every `log_every` steps.
+`attnlab.train` logger every `log_every` steps. Every logged window and validation is also
+appended to `metrics.jsonl` in the run directory, one JSON object a line (a resumed run appends
+after the killed run's lines: for a step logged twice, the later line is the resumed run's).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,6 +21,8 @@ import numpy as np
 from .task import Validation
 
 logger = logging.getLogger("attnlab.train")
+
+METRICS_FILE = "metrics.jsonl"
 
 
 class Monitor:
@@ -27,12 +33,16 @@ class Monitor:
     """
 
     def __init__(self, *, enabled: bool, progress: bool, total: int | None, initial: int,
-                 tensorboard_dir=None):
+                 tensorboard_dir=None, metrics_path: Path | None = None):
         self.enabled = enabled
         self.bar = None
         self.writer = None
+        self.metrics = None
         if not enabled:
             return
+        if metrics_path is not None:
+            metrics_path.parent.mkdir(parents=True, exist_ok=True)
+            self.metrics = open(metrics_path, "a", encoding="utf-8", buffering=1)  # line-buffered
         if progress and sys.stderr.isatty():
             from tqdm.auto import tqdm
 
@@ -52,6 +62,7 @@ class Monitor:
         """Log-window averages, e.g. {"loss": 2.3, "lr": 1e-3, "tokens_per_second": 9e3}."""
         if not self.enabled:
             return
+        self._record("train", step, values)
         if self.writer is not None:
             for name, value in values.items():
                 self.writer.add_scalar(f"train/{name}", value, step)
@@ -66,6 +77,7 @@ class Monitor:
         """Report a validation: metrics as scalars, images, text."""
         if not self.enabled:
             return
+        self._record("valid", step, validation.metrics)
         metrics = "  ".join(f"{name} {value:.4g}" for name, value in validation.metrics.items())
         self.message(f"step {step} validation: {metrics}")
         if self.writer is None:
@@ -97,7 +109,13 @@ class Monitor:
         else:
             logger.info(text)
 
+    def _record(self, kind: str, step: int, values: dict[str, float]) -> None:
+        if self.metrics is not None:
+            self.metrics.write(json.dumps({"kind": kind, "step": step, **values}) + "\n")
+
     def close(self) -> None:
+        if self.metrics is not None:
+            self.metrics.close()
         if self.bar is not None:
             self.bar.close()
         if self.writer is not None:
