@@ -4,6 +4,7 @@ invariance, and an end-to-end toy task that must be learned."""
 import pytest
 import torch
 
+from attnlab.decode import greedy_search
 from attnlab.errors import ConfigError
 from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig, build_model
 
@@ -122,7 +123,7 @@ def test_learns_to_reverse_sequences(name):
         optimizer.step()
     model.eval()
     src, src_mask, _, tgt_out, _ = batch(200)
-    tokens, _ = model.greedy(src, src_mask, bos_id=BOS, eos_id=EOS, max_len=8)
-    correct = [tokens[i, : int(m.sum())].tolist() == tgt_out[i, : int(m.sum())].tolist()
-               for i, m in enumerate(tgt_out != PAD)]
+    outputs = greedy_search(model, src, src_mask, max_len=8)
+    correct = [out.tokens == tgt_out[i, : int(m.sum())].tolist()
+               for i, (out, m) in enumerate(zip(outputs, tgt_out != PAD, strict=True))]
     assert sum(correct) / len(correct) > 0.8

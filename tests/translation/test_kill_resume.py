@@ -40,7 +40,7 @@ def attnlab(*args):
 
 
 def losses(run_dir):
-    """step -> loss, the last record of each step winning (a resumed run logs after a killed one)."""
+    """step -> loss; the last record of a step wins (a resumed run logs after a killed one)."""
     records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     return {r["step"]: r["loss"] for r in records if r["kind"] == "train"}
 

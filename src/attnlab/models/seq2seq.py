@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
@@ -66,23 +65,3 @@ class Seq2Seq(nn.Module):
         )
         # per sequence -> per token, so the likelihood part matches the soft models' scale
         return TranslationLoss(terms.loss * tgt_mask.shape[0] / max(tokens, 1), nll_sum, tokens)
-
-    @torch.no_grad()
-    def greedy(self, src: Tensor, src_mask: Tensor, *, bos_id: int, eos_id: int,
-               max_len: int) -> tuple[Tensor, Tensor | None]:
-        """Greedy decoding: -> tokens (B, <= max_len) padded after EOS, attention (B, T, S)."""
-        state = self.decoder.start(self.encode(src, src_mask))
-        tokens = src.new_full((src.shape[0],), bos_id)
-        finished = torch.zeros_like(tokens, dtype=torch.bool)
-        outputs, weights = [], []
-        for _ in range(max_len):
-            logits, attention, state = self.decoder.step(tokens, state)
-            tokens = logits.argmax(-1).masked_fill(finished, self.pad_id)
-            outputs.append(tokens)
-            if attention is not None:
-                weights.append(attention)
-            finished |= tokens == eos_id
-            if finished.all():
-                break
-        attention = torch.stack(weights, 1) if weights else None
-        return torch.stack(outputs, 1), attention

@@ -2,8 +2,8 @@
 
 from .config import DataConfig, DecodeConfig, LossConfig, RunConfig
 from .corpus import Vocabularies
-from .inference import Translation, greedy_translate
+from .inference import greedy_translate, translate_sentences
 from .task import TranslationTask
 
-__all__ = ["DataConfig", "DecodeConfig", "LossConfig", "RunConfig", "Translation",
-           "TranslationTask", "Vocabularies", "greedy_translate"]
+__all__ = ["DataConfig", "DecodeConfig", "LossConfig", "RunConfig", "TranslationTask",
+           "Vocabularies", "greedy_translate", "translate_sentences"]
