@@ -12,7 +12,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "translations and exact-match accuracy, and write an alignment heatmap.")
     parser.add_argument("--dir", default="runs/demo", help="where data and run go")
     parser.add_argument("--minutes", type=float, default=2.0, help="training time budget")
-    parser.add_argument("--size", type=int, default=20000, help="dates to generate")
+    parser.add_argument("--size", type=int, default=10000,
+                        help="dates to generate (10%% are held out for the test)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
     parser.add_argument("--tour", action="store_true",
                         help="only print the attention family on a toy sentence (2 seconds)")

@@ -50,7 +50,7 @@ class DemoResult:
     run_dir: Path
 
 
-def run_demo(directory: str | Path = "runs/demo", *, minutes: float = 2.0, size: int = 20000,
+def run_demo(directory: str | Path = "runs/demo", *, minutes: float = 2.0, size: int = 10000,
              threads: int | None = 2, progress: bool = True, log=print) -> DemoResult:
     directory = Path(directory)
     data_dir, run_dir = directory / "data", directory / "run"
