@@ -12,9 +12,9 @@ import sys
 
 from attnlab.errors import UserError
 
-from . import data, demo, train
+from . import caption, data, demo, evaluate, lm, plot, report, train, translate
 
-COMMAND_GROUPS = (demo, train, data)
+COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, report, lm, caption)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,6 +6,8 @@ import argparse
 
 from attnlab.data import dates, multi30k
 
+from .caption import add_shapes_parser
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("data", help="download or generate datasets")
@@ -38,6 +40,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     generate.add_argument("--size", type=int, default=20000, help="examples in all (default 20000)")
     generate.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     generate.set_defaults(func=run_dates)
+    add_shapes_parser(datasets)
 
 
 def run_multi30k(args: argparse.Namespace) -> int:

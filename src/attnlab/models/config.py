@@ -22,13 +22,17 @@ class AttentionConfig:
 
 @dataclass
 class EncoderConfig:
-    kind: Literal["rnn"] = "rnn"
+    # rnn: (bi)directional GRU/LSTM; lstmn: Cheng et al. 2016's LSTMN, left to right, whose
+    # states are the annotations (shallow fusion; needs bidirectional: false, ignores `rnn`).
+    kind: Literal["rnn", "lstmn"] = "rnn"
     rnn: Literal["gru", "lstm"] = "gru"
     embedding_dim: int = 256
     hidden_dim: int = 512  # per direction
     layers: int = 1
     bidirectional: bool = True
     dropout: float = 0.3
+    score: str = "additive"  # lstmn: its intra-attention score, a key of attnlab.attention.SCORES
+    attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)
 
 
 @dataclass

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from attnlab.config import config_from_dict, config_to_dict, load_config
 from attnlab.errors import ConfigError
+from attnlab.train import distributed
 from attnlab.train.checkpoint import RunDir
 from attnlab.train.loop import TrainResult, train
 from attnlab.train.rng import seed_everything
@@ -26,11 +27,27 @@ def load_run_config(path: str | None, run_dir: str | Path, overrides: list[str],
     return load_config(config_to_dict(config), RunConfig, overrides) if overrides else config
 
 
+def build_task(config: RunConfig, run_dir: RunDir, context: distributed.DistContext,
+               log=print) -> TranslationTask:
+    """The task on every rank; rank 0 alone trains the vocabularies, the others then load them."""
+    seed_everything(config.train.seed)  # the initial weights are part of the experiment
+    if not context.is_main:
+        distributed.barrier(context)
+    task = TranslationTask(config, run_dir.path, log=log if context.is_main else lambda _: None)
+    if context.is_main:
+        run_dir.write_config(config_to_dict(config))
+        distributed.barrier(context)
+    return task
+
+
 def train_translation(config: RunConfig, run_dir: str | Path, *, resume: bool = False,
                       progress: bool = True, log=print) -> TrainResult:
-    """Build the task and train; vocabularies, config and checkpoints go to `run_dir`."""
-    directory = RunDir(run_dir)
-    seed_everything(config.train.seed)  # the initial weights are part of the experiment
-    task = TranslationTask(config, directory.path, log=log)
-    directory.write_config(config_to_dict(config))
-    return train(task, config.train, directory, resume=resume, progress=progress)
+    """Build the task and train; vocabularies, config and checkpoints go to `run_dir`.
+    Under torchrun every rank calls this (DistributedDataParallel, rank 0 writes)."""
+    context = distributed.setup(config.train.device)
+    try:
+        directory = RunDir(run_dir)
+        task = build_task(config, directory, context, log)
+        return train(task, config.train, directory, resume=resume, progress=progress)
+    finally:
+        distributed.teardown(context)

@@ -1,0 +1,199 @@
+"""Captioned images: the Karpathy-split JSON format, image transforms, and batches.
+
+The format Flickr8k/Flickr30k/COCO captions are distributed in (Karpathy & Fei-Fei 2015):
+
+    {"images": [{"filename": "x.jpg", "split": "train" | "val" | "test" | "restval",
+                 "sentences": [{"tokens": ["a", "dog", ...], "raw": "A dog ..."}, ...],
+                 "filepath": "train2014" (COCO only), ...}, ...]}
+
+read together with the image folder. Entries may also carry `boxes` (see `shapes.py`), `width`
+and `height`; boxes are kept in the pixels of the stored image and mapped by `fit_box`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from PIL import Image
+
+from attnlab.data import collate
+from attnlab.errors import DataError
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+@dataclass(frozen=True)
+class ObjectBox:
+    """An object's box (x0, y0, x1, y1) in the stored image's pixels (x1/y1 exclusive)."""
+
+    box: tuple[float, float, float, float]
+    colour: str = ""
+    shape: str = ""
+
+
+@dataclass
+class CaptionedImage:
+    """One JSON entry: path relative to the image folder, split, captions as token lists,
+    boxes (empty unless the dataset has them)."""
+
+    path: str
+    split: str
+    captions: list[list[str]]
+    boxes: list[ObjectBox]
+
+
+def caption_tokens(sentence: dict) -> list[str]:
+    """The sentence's `tokens`, or (without them) its `raw` text lowercased and split."""
+    if "tokens" in sentence:
+        return [str(token).lower() for token in sentence["tokens"]]
+    return _WORD.findall(str(sentence.get("raw", "")).lower())
+
+
+def read_karpathy(path: str | Path) -> list[CaptionedImage]:
+    """Every image entry of a Karpathy-split JSON file, in file order."""
+    path = Path(path)
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))["images"]
+    except FileNotFoundError:
+        raise DataError(f"caption file {path} does not exist "
+                        f"(for shapes: attnlab data shapes --dest {path.parent})") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DataError(f"{path}: not a Karpathy-split caption file ({error})") from None
+    images = []
+    for number, entry in enumerate(entries):
+        try:
+            relative = str(Path(entry.get("filepath", "")) / entry["filename"])
+            boxes = [ObjectBox(tuple(float(v) for v in b["bbox"]), b.get("colour", ""),
+                               b.get("shape", "")) for b in entry.get("boxes", [])]
+            captions = [caption_tokens(s) for s in entry["sentences"]]
+            images.append(CaptionedImage(relative, str(entry["split"]), captions, boxes))
+        except (KeyError, TypeError, ValueError) as error:
+            raise DataError(f"{path}: image entry {number} lacks or garbles {error}") from None
+    return images
+
+
+def fit_square(width: int, height: int, size: int) -> tuple[float, float, float]:
+    """How an image becomes size x size: (scale, left, top) = scale the shorter side to `size`,
+    then crop the centre; pixel x of the original lands at x * scale - left."""
+    scale = size / min(width, height)
+    return scale, (width * scale - size) / 2, (height * scale - size) / 2
+
+
+def fit_box(box: tuple[float, ...], width: int, height: int, size: int) -> tuple[float, ...]:
+    """A box of a width x height image in the size x size image `load_image` makes (clipped)."""
+    scale, left, top = fit_square(width, height, size)
+    x0, y0, x1, y1 = box
+    moved = (x0 * scale - left, y0 * scale - top, x1 * scale - left, y1 * scale - top)
+    return tuple(min(max(v, 0.0), float(size)) for v in moved)
+
+
+def load_image(path: str | Path, size: int) -> tuple[np.ndarray, tuple[int, int]]:
+    """RGB pixels (size, size, 3) uint8 (shorter side scaled, centre crop) and the original
+    (width, height)."""
+    try:
+        with Image.open(path) as image:
+            image = image.convert("RGB")
+    except (OSError, ValueError) as error:
+        raise DataError(f"cannot read image {path}: {error}") from None
+    scale, left, top = fit_square(image.width, image.height, size)
+    resized = image.resize((max(size, round(image.width * scale)),
+                            max(size, round(image.height * scale))), Image.BICUBIC)
+    left, top = round(left), round(top)
+    cropped = resized.crop((left, top, left + size, top + size))
+    return np.asarray(cropped, dtype=np.uint8).copy(), (image.width, image.height)
+
+
+def normalise(pixels: torch.Tensor, mean, std) -> torch.Tensor:
+    """uint8 (..., H, W, 3) -> float (..., 3, H, W), (x / 255 - mean) / std per channel."""
+    x = pixels.float().div(255).movedim(-1, -3)
+    shape = (3, 1, 1)
+    return (x - torch.tensor(mean).view(shape)) / torch.tensor(std).view(shape)
+
+
+class ImageStore:
+    """The resized pixels of a list of image files, read on first use (and kept if `cache`)."""
+
+    def __init__(self, folder: str | Path, paths: list[str], size: int, *, cache: bool):
+        self.folder, self.paths, self.size, self.cache = Path(folder), paths, size, cache
+        self._pixels: dict[int, torch.Tensor] = {}
+        self.original_sizes: dict[int, tuple[int, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def pixels(self, index: int) -> torch.Tensor:
+        """(size, size, 3) uint8."""
+        if index in self._pixels:
+            return self._pixels[index]
+        array, original = load_image(self.folder / self.paths[index], self.size)
+        pixels = torch.from_numpy(array)
+        self.original_sizes[index] = original
+        if self.cache:
+            self._pixels[index] = pixels
+        return pixels
+
+    def batch(self, indices: list[int]) -> torch.Tensor:
+        """(B, size, size, 3) uint8."""
+        return torch.stack([self.pixels(i) for i in indices])
+
+
+@dataclass
+class CaptionBatch:
+    """B (image, caption) pairs: images (B, 3, H, W) float, normalised; tgt_in (B, T) = BOS +
+    caption; tgt_out (B, T) = caption + EOS; tgt_mask (B, T) bool; indices: example indices."""
+
+    images: torch.Tensor
+    tgt_in: torch.Tensor
+    tgt_out: torch.Tensor
+    tgt_mask: torch.Tensor
+    num_target_tokens: int
+    indices: list[int]
+
+    def to(self, device: torch.device | str) -> CaptionBatch:
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return CaptionBatch(**{k: v.to(device) if isinstance(v, torch.Tensor) else v
+                               for k, v in values.items()})
+
+
+def caption_batch(images: torch.Tensor, captions: list[list[int]],
+                  indices: list[int]) -> CaptionBatch:
+    """Pad caption ids (without BOS/EOS) next to their images (B, 3, H, W)."""
+    # collate pads the target side exactly as translation does; the source side is unused.
+    padded = collate([((), ids) for ids in captions], indices=indices, src_eos=False)
+    return CaptionBatch(images, padded.tgt_in, padded.tgt_out, padded.tgt_mask,
+                        padded.num_target_tokens, padded.indices)
+
+
+class CaptionSplit:
+    """The images of one split with their references and boxes, read through an ImageStore."""
+
+    def __init__(self, images: list[CaptionedImage], folder: str | Path, size: int, *,
+                 cache: bool):
+        self.images, self.size = images, size
+        self.store = ImageStore(folder, [image.path for image in images], size, cache=cache)
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def pixels(self) -> torch.Tensor:
+        """(N, size, size, 3) uint8, every image of the split."""
+        return self.store.batch(list(range(len(self.images))))
+
+    def references(self) -> list[list[list[str]]]:
+        return [image.captions for image in self.images]
+
+    def boxes(self) -> list[list[ObjectBox]]:
+        """Each image's boxes in the size x size pixels the model sees."""
+        fitted = []
+        for index, image in enumerate(self.images):
+            if image.boxes:
+                self.store.pixels(index)  # reads the original size when not known yet
+            width, height = self.store.original_sizes.get(index, (self.size, self.size))
+            fitted.append([ObjectBox(fit_box(b.box, width, height, self.size), b.colour, b.shape)
+                           for b in image.boxes])
+        return fitted

@@ -1,0 +1,57 @@
+"""Caption images with a trained Captioner: beam search (attnlab.decode) and its attention."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from attnlab.data import EOS_ID, Vocab
+from attnlab.decode import beam_search
+
+from .config import DataConfig, DecodeConfig
+from .data import normalise
+from .model import Captioner
+
+
+@dataclass
+class Caption:
+    """One generated caption: words (EOS dropped); attention (len(words), h, w): alpha_t of
+    the step that produced each word, on the annotation grid; log_prob of the tokens."""
+
+    words: list[str]
+    attention: Tensor
+    log_prob: float
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+
+def caption_images(model: Captioner, images: Tensor, vocab: Vocab, *, beam: int = 3,
+                   alpha: float = 0.0, max_len: int = 20) -> list[Caption]:
+    """Caption normalised images (B, 3, H, W); the best hypothesis of each, in order."""
+    height, width = model.grid_size(images.shape[2], images.shape[3])
+    # every location is real: the mask only tells beam search how many annotations there are
+    mask = torch.ones(images.shape[0], height * width, dtype=torch.bool, device=images.device)
+    results = beam_search(model, images, mask, beam_size=beam, alpha=alpha, max_len=max_len)
+    captions = []
+    for (best,) in results:
+        ids = best.tokens[:-1] if best.tokens and best.tokens[-1] == EOS_ID else best.tokens
+        attention = best.attention[: len(ids)].reshape(len(ids), height, width).cpu()
+        captions.append(Caption([vocab.id_to_piece(i) for i in ids], attention, best.log_prob))
+    return captions
+
+
+def caption_pixels(model: Captioner, pixels: Tensor, vocab: Vocab, data: DataConfig,
+                   decode: DecodeConfig, *, beam: int | None = None) -> list[Caption]:
+    """Caption resized images (N, S, S, 3) uint8 in batches of decode.batch_size."""
+    device = next(model.parameters()).device
+    captions: list[Caption] = []
+    for start in range(0, pixels.shape[0], decode.batch_size):
+        chunk = normalise(pixels[start : start + decode.batch_size], data.mean, data.std)
+        captions += caption_images(model, chunk.to(device), vocab,
+                                   beam=beam or decode.beam, alpha=decode.alpha,
+                                   max_len=decode.max_len)
+    return captions

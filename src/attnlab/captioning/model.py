@@ -1,0 +1,213 @@
+"""Show, Attend and Tell (Xu et al. 2015): CNN annotations + an attending LSTM decoder.
+
+    h_0, c_0   = tanh(f_init_h(mean_i a_i)), tanh(f_init_c(mean_i a_i))          (sec. 3.1.2)
+    alpha_t    = softmax_i score(h_{t-1}, a_i)                                     (eq. 4-5)
+    z_t        = beta_t * phi(alpha_t, a),  beta_t = sigmoid(f_beta(h_{t-1}))      (sec. 4.2.1)
+    h_t, c_t   = LSTM([E y_{t-1}; z_t], (h_{t-1}, c_{t-1}))                        (eq. 1-3)
+    p(y_t)     ∝ exp(L_o(E y_{t-1} + L_h h_t + L_z z_t))                           (eq. 7)
+
+phi is the soft expectation sum_i alpha_ti a_i, or for hard attention a sampled a_{s_t}
+(`HardAttention`, trained with REINFORCE). The decoder offers the translation decoders'
+interface (start / step / DecoderState.reorder), so `attnlab.decode.beam_search` runs on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from attnlab.attention import HardAttention, MovingAverageBaseline, reinforce_loss
+from attnlab.models import AttentionConfig as LayerConfig
+from attnlab.models import DecoderState
+from attnlab.models.attention_layer import AttentionLayer
+from attnlab.models.decoders import concat_steps
+
+from .config import AttentionConfig, ModelConfig
+from .encoder import build_encoder
+
+
+@dataclass
+class CaptionOutput:
+    """logits (B, T, V); attention (B, T, L) the alphas; hard_log_prob / hard_entropy (B, T):
+    log p(s~_t) and H[alpha_t] with hard attention, else None."""
+
+    logits: Tensor
+    attention: Tensor
+    hard_log_prob: Tensor | None = None
+    hard_entropy: Tensor | None = None
+
+
+@dataclass
+class CaptionLoss:
+    """loss: the scalar to minimise (per target token); nll_sum: summed token NLL; tokens:
+    real target tokens; penalty: the batch's mean doubly stochastic term (0 when unused)."""
+
+    loss: Tensor
+    nll_sum: float
+    tokens: int
+    penalty: float = 0.0
+
+
+def doubly_stochastic_penalty(weights: Tensor, mask: Tensor) -> Tensor:
+    """sum_i (1 - sum_t alpha_ti)^2 per caption, over its real steps (Xu et al. eq. 14).
+
+    weights (B, T, L); mask (B, T) bool. Returns (B,).
+    """
+    attended = (weights * mask.unsqueeze(-1)).sum(1)  # (B, L): total attention per location
+    return ((1.0 - attended) ** 2).sum(-1)
+
+
+class ShowAttendTellDecoder(nn.Module):
+    """The LSTM decoder of Xu et al. 2015 (equations in the module docstring).
+
+    start(annotations (B, L, D)) -> DecoderState; step(tokens (B,), state) -> (logits (B, V),
+    alpha (B, L), state); forward(tgt_in (B, T), annotations) -> CaptionOutput.
+    """
+
+    def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int,
+                 annotation_dim: int, attention: AttentionLayer, *, gate: bool = True,
+                 dropout: float = 0.0, pad_id: int = 0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_id)  # E
+        self.init_hidden = nn.Linear(annotation_dim, hidden_dim)  # f_init_h
+        self.init_cell = nn.Linear(annotation_dim, hidden_dim)  # f_init_c
+        self.attention = attention
+        self.gate = nn.Linear(hidden_dim, 1) if gate else None  # f_beta
+        self.cell = nn.LSTMCell(embedding_dim + annotation_dim, hidden_dim)
+        self.out_hidden = nn.Linear(hidden_dim, embedding_dim)  # L_h
+        self.out_context = nn.Linear(annotation_dim, embedding_dim, bias=False)  # L_z
+        self.out = nn.Linear(embedding_dim, vocab_size)  # L_o
+        self.dropout = nn.Dropout(dropout)
+
+    def start(self, annotations: Tensor) -> DecoderState:
+        """The initial state and the memory of the keys, projected once per image."""
+        mean = annotations.mean(1)  # (B, D)
+        hidden, cell = torch.tanh(self.init_hidden(mean)), torch.tanh(self.init_cell(mean))
+        mask = annotations.new_ones(annotations.shape[:2], dtype=torch.bool)  # (B, L)
+        memory = self.attention.memory(annotations, mask)
+        # rnn as (layers, B, n) tensors, the layout DecoderState.reorder expects
+        return DecoderState((hidden.unsqueeze(0), cell.unsqueeze(0)), None, memory)
+
+    def run(self, embedded: Tensor, state: DecoderState):
+        """embedded (B, E) y_{t-1} -> features (B, E), AttentionStep ((B, ...) fields), state."""
+        hidden, cell = state.rnn[0][0], state.rnn[1][0]  # h_{t-1}, c_{t-1}: (B, n)
+        attended = self.attention(hidden, state.memory, state.step)  # alpha_t from h_{t-1}
+        context = attended.context  # (B, D)
+        if self.gate is not None:
+            context = torch.sigmoid(self.gate(hidden)) * context  # z_t = beta_t * phi
+        hidden, cell = self.cell(torch.cat([embedded, context], -1), (hidden, cell))
+        features = embedded + self.out_hidden(hidden) + self.out_context(context)  # (B, E)
+        new_state = DecoderState((hidden.unsqueeze(0), cell.unsqueeze(0)), None, state.memory,
+                                 state.step + 1)
+        return features, attended, new_state
+
+    def step(self, tokens: Tensor, state: DecoderState):
+        """One step for search: tokens (B,) -> logits (B, V), alpha (B, L), new state."""
+        features, attended, state = self.run(self.embedding(tokens), state)
+        return self.out(self.dropout(features)), attended.weights, state
+
+    def forward(self, tgt_in: Tensor, annotations: Tensor) -> CaptionOutput:
+        """Teacher forcing: tgt_in (B, T) = BOS + caption -> CaptionOutput."""
+        state = self.start(annotations)
+        embedded = self.embedding(tgt_in)  # (B, T, E)
+        features, steps = [], []
+        for t in range(tgt_in.shape[1]):
+            feature, attended, state = self.run(embedded[:, t], state)
+            features.append(feature.unsqueeze(1))
+            steps.append(attended)
+        # one-step fields (B, ...) -> (B, 1, ...) so concat_steps stacks them over time
+        attention = concat_steps([_add_time_axis(step) for step in steps])
+        logits = self.out(self.dropout(torch.cat(features, 1)))  # (B, T, V)
+        sample = attention.sample
+        return CaptionOutput(logits, attention.weights,
+                             None if sample is None else sample.log_prob,
+                             None if sample is None else sample.entropy)
+
+
+def _add_time_axis(step):
+    """An AttentionStep of one decoder step with a length-1 time axis on every field."""
+    sample = step.sample
+    if sample is not None:
+        sample = type(sample)(*(field.unsqueeze(1) for field in vars(sample).values()))
+    return type(step)(step.context.unsqueeze(1), step.weights.unsqueeze(1), sample)
+
+
+class Captioner(nn.Module):
+    """Encoder + decoder. forward(images (B, 3, H, W), tgt_in (B, T)) -> CaptionOutput.
+
+    With `attention.hard`, training uses the REINFORCE objective with a moving-average
+    baseline; otherwise the NLL plus `attention.doubly_stochastic` times the penalty.
+    """
+
+    def __init__(self, encoder: nn.Module, decoder: ShowAttendTellDecoder,
+                 attention: AttentionConfig):
+        super().__init__()
+        self.encoder, self.decoder, self.attention_config = encoder, decoder, attention
+        self.baseline = MovingAverageBaseline() if attention.hard else None
+
+    def grid_size(self, height: int, width: int) -> tuple[int, int]:
+        """(h, w) of the annotation grid for H x W images; L = h * w."""
+        return self.encoder.grid_size(height, width)
+
+    def encode(self, images: Tensor, mask: Tensor | None = None) -> Tensor:
+        """images (B, 3, H, W) -> annotations (B, L, D). `mask` (all True) is accepted so that
+        beam search can call encode(src, src_mask) as it does for translation."""
+        return self.encoder(images)
+
+    def forward(self, images: Tensor, tgt_in: Tensor) -> CaptionOutput:
+        return self.decoder(tgt_in, self.encode(images))
+
+    def loss(self, out: CaptionOutput, tgt_out: Tensor, tgt_mask: Tensor) -> CaptionLoss:
+        """The training loss of `out` against tgt_out / tgt_mask (B, T), per target token.
+
+        Per caption: -log p(y|a) (+ lambda * penalty), or Xu et al.'s REINFORCE objective with
+        hard attention in training; averaged over captions, then scaled by B / tokens so its
+        size matches a per-token NLL whatever the caption lengths.
+        """
+        token_nll = F.cross_entropy(out.logits.transpose(1, 2), tgt_out, reduction="none")
+        token_nll = token_nll * tgt_mask  # (B, T)
+        tokens, config = int(tgt_mask.sum()), self.attention_config
+        log_likelihood = -token_nll.sum(-1)  # (B,) log p(y | a) (or | s~, a)
+        penalty = torch.zeros(())
+        if self.baseline is not None and self.training:
+            terms = reinforce_loss(
+                log_likelihood, (out.hard_log_prob * tgt_mask).sum(-1),
+                (out.hard_entropy * tgt_mask).sum(-1), self.baseline.update(log_likelihood),
+                lambda_r=config.lambda_r, lambda_e=config.lambda_e)
+            per_caption = terms.loss
+        else:
+            per_caption = -log_likelihood.mean()
+            if config.doubly_stochastic and not config.hard:
+                penalty = doubly_stochastic_penalty(out.attention, tgt_mask).mean()
+                per_caption = per_caption + config.doubly_stochastic * penalty
+        loss = per_caption * tgt_mask.shape[0] / max(tokens, 1)
+        nll_sum = float(token_nll.detach().sum())
+        return CaptionLoss(loss, nll_sum, tokens, float(penalty.detach()))
+
+
+def build_captioner(config: ModelConfig, vocab_size: int, image_size: int) -> Captioner:
+    """The Captioner of `config` for square images of `image_size` pixels (the `location`
+    score needs the number of annotations L)."""
+    encoder = build_encoder(config.encoder)
+    height, width = encoder.grid_size(image_size, image_size)
+    dec, att = config.decoder, config.decoder.attention
+    layer_config = LayerConfig(score=att.score, hidden_dim=att.hidden_dim,
+                               sharpness=att.sharpness, hard=att.hard,
+                               expectation_prob=att.expectation_prob)
+    attention = AttentionLayer(layer_config, dec.hidden_dim, encoder.output_dim,
+                               max_len=height * width)
+    decoder = ShowAttendTellDecoder(vocab_size, dec.embedding_dim, dec.hidden_dim,
+                                    encoder.output_dim, attention, gate=dec.gate,
+                                    dropout=dec.dropout)
+    return Captioner(encoder, decoder, att)
+
+
+def set_hard_decoding(model: Captioner, mode: str) -> None:
+    """How a hard-attention model reads in eval mode: "expectation" (the soft expectation, as
+    in Xu et al.'s code) or "argmax" (only the most likely location). Soft models ignore it."""
+    mechanism = model.decoder.attention.mechanism
+    if isinstance(mechanism, HardAttention):
+        mechanism.eval_mode = mode

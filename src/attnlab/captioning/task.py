@@ -1,0 +1,143 @@
+"""Captioning as a training task: what `attnlab.train.train` needs from it."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from attnlab.config import config_to_dict
+from attnlab.data import BucketBatchSampler, Vocab, build_vocab, load_vocab
+from attnlab.errors import DataError
+from attnlab.train.task import LossOutput, Validation
+
+from .config import RunConfig
+from .data import (
+    CaptionBatch,
+    CaptionedImage,
+    CaptionSplit,
+    caption_batch,
+    normalise,
+    read_karpathy,
+)
+from .evaluate import caption_metrics
+from .figure import attention_figure
+from .inference import caption_pixels
+from .model import Captioner, build_captioner, set_hard_decoding
+
+VOCAB_NAME = "vocab"
+
+
+def signature(config: RunConfig, vocab_size: int) -> dict:
+    """What a checkpoint must match: the model config, vocabulary and image size."""
+    return {"task": "captioning", "model": config_to_dict(config.model), "vocab": vocab_size,
+            "image_size": config.data.image_size}
+
+
+def unwrap(model: nn.Module) -> nn.Module:
+    """The model inside a DistributedDataParallel wrapper (or the model itself)."""
+    return getattr(model, "module", model)
+
+
+def read_vocab(config: RunConfig, run_dir: Path, train: CaptionSplit) -> Vocab:
+    """The run's word vocabulary: built from the training captions once, then reloaded."""
+    if (run_dir / f"{VOCAB_NAME}.json").is_file():
+        return load_vocab(run_dir, VOCAB_NAME)
+    texts = [" ".join(caption) for image in train.images for caption in image.captions]
+    return build_vocab("word", texts, size=None, directory=run_dir, name=VOCAB_NAME,
+                       min_freq=config.data.min_word_count)
+
+
+def in_splits(images: list[CaptionedImage], names: list[str]) -> list[CaptionedImage]:
+    return [image for image in images if image.split in names]
+
+
+class CaptionTask:
+    """Reads the captions, builds (or reloads) the vocabulary and the model, and scores it.
+
+    Every (image, caption) pair of the training splits is an example; validation decodes the
+    first `data.valid_images` validation images greedily.
+    """
+
+    def __init__(self, config: RunConfig, run_dir: str | Path, *, log=print):
+        self.config, data = config, config.data
+        run_dir = Path(run_dir)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        images = read_karpathy(data.json)
+        train = in_splits(images, data.train_splits)
+        valid = in_splits(images, [data.valid_split])[: data.valid_images]
+        self.train = CaptionSplit(train, data.images, data.image_size, cache=data.cache_images)
+        self.valid = CaptionSplit(valid, data.images, data.image_size, cache=data.cache_images)
+        if not len(self.train) or not len(self.valid):
+            raise DataError(f"{data.json}: {len(self.train)} images in {data.train_splits} "
+                            f"and {len(self.valid)} in {data.valid_split!r}; need both")
+        self.vocab = read_vocab(config, run_dir, self.train)
+        limit = data.max_caption_len
+        self.examples = [(index, self.vocab.encode(" ".join(caption[:limit])))
+                         for index, image in enumerate(self.train.images)
+                         for caption in image.captions]
+        log(f"training data: {len(self.examples)} captions of {len(self.train)} images, "
+            f"{len(self.vocab)} words; validation: {len(self.valid)} images")
+        self.sampler = BucketBatchSampler([len(ids) + 1 for _, ids in self.examples],
+                                          data.batch_size, shuffle=True, seed=data.seed)
+        self.model = build_captioner(config.model, len(self.vocab), data.image_size)
+        set_hard_decoding(self.model, config.decode.hard_attention)
+
+    def images(self, pixels: torch.Tensor) -> torch.Tensor:
+        """uint8 (B, S, S, 3) -> normalised float (B, 3, S, S)."""
+        return normalise(pixels, self.config.data.mean, self.config.data.std)
+
+    def make_batch(self, indices: list[int]) -> CaptionBatch:
+        pixels = self.train.store.batch([self.examples[i][0] for i in indices])
+        return caption_batch(self.images(pixels), [self.examples[i][1] for i in indices],
+                             indices)
+
+    def loss(self, model: nn.Module, batch: CaptionBatch) -> LossOutput:
+        out = model(batch.images, batch.tgt_in)
+        result = unwrap(model).loss(out, batch.tgt_out, batch.tgt_mask)
+        return LossOutput(result.loss, result.nll_sum, result.tokens)
+
+    @torch.no_grad()
+    def validation_loss(self, model: Captioner) -> float:
+        """Per-token NLL of the validation captions (teacher forcing)."""
+        device = next(model.parameters()).device
+        pairs = [(i, self.vocab.encode(" ".join(c[: self.config.data.max_caption_len])))
+                 for i, image in enumerate(self.valid.images) for c in image.captions]
+        nll, tokens, size = 0.0, 0, self.config.decode.batch_size
+        for start in range(0, len(pairs), size):
+            chunk = pairs[start : start + size]
+            pixels = self.valid.store.batch([i for i, _ in chunk])
+            batch = caption_batch(self.images(pixels), [ids for _, ids in chunk],
+                                  list(range(len(chunk)))).to(device)
+            result = model.loss(model(batch.images, batch.tgt_in), batch.tgt_out,
+                                batch.tgt_mask)
+            nll, tokens = nll + result.nll_sum, tokens + result.tokens
+        return nll / max(tokens, 1)
+
+    def validate(self, model: nn.Module) -> Validation:
+        """Loss, greedy BLEU-1..4 and (with boxes) localisation on the validation images, and
+        the attention figure of the first one."""
+        model.eval()
+        loss = self.validation_loss(model)
+        pixels = self.valid.pixels()
+        captions = caption_pixels(model, pixels, self.vocab, self.config.data,
+                                  self.config.decode, beam=1)
+        words = [c.words for c in captions]
+        metrics, _ = caption_metrics(words, [c.attention.numpy() for c in captions],
+                                     self.valid.references(), self.valid.boxes(),
+                                     self.config.data.image_size)
+        metrics.update(loss=loss, perplexity=math.exp(min(loss, 50)))
+        first = captions[0]
+        images = {}
+        if first.words:
+            images["attention"] = attention_figure(pixels[0].numpy(), first.words,
+                                                   first.attention.numpy())
+        samples = "\n".join(f"{image.path}: {c.text}"
+                            for image, c in zip(self.valid.images[:5], captions, strict=False))
+        model.train()
+        return Validation(metrics, images, {"samples": samples})
+
+    def signature(self) -> dict:
+        return signature(self.config, len(self.vocab))

@@ -1,0 +1,136 @@
+"""`attnlab caption {train,predict,evaluate,plot}` and `attnlab data shapes`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "caption", help="image captioning with soft/hard attention (Show, Attend and Tell)")
+    commands = parser.add_subparsers(dest="caption_command", required=True, metavar="COMMAND")
+
+    train = commands.add_parser(
+        "train", help="train a captioner from a YAML config",
+        description="Train a captioner. Checkpoints (best, last), the vocabulary, the config "
+        "and TensorBoard logs go to the run directory.")
+    train.add_argument("config", nargs="?", help="YAML config (optional with --resume)")
+    train.add_argument("--run", help="run directory (default: runs/<config name>)")
+    train.add_argument("--set", dest="overrides", action="append", default=[],
+                       metavar="KEY=VALUE", help="override a config value, e.g. train.lr=5e-4")
+    train.add_argument("--resume", action="store_true",
+                       help="continue from the run directory's last checkpoint")
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.set_defaults(func=run_train)
+
+    predict = commands.add_parser("predict", help="caption images (beam search)")
+    _add_run_options(predict)
+    predict.add_argument("images", nargs="+", metavar="IMAGE")
+    predict.set_defaults(func=run_predict)
+
+    evaluate = commands.add_parser(
+        "evaluate", help="BLEU-1..4 against all references (and localisation on shapes)")
+    _add_run_options(evaluate)
+    evaluate.add_argument("--split", help="split to score (default: the config's test split)")
+    evaluate.add_argument("--limit", type=int, help="score only the first N images")
+    evaluate.add_argument("--output", help="also write the metrics to this JSON file")
+    evaluate.set_defaults(func=run_evaluate)
+
+    plot = commands.add_parser("plot", help="draw where each generated word looked")
+    _add_run_options(plot)
+    plot.add_argument("image", metavar="IMAGE")
+    plot.add_argument("--output", required=True, help="figure file (.png, .svg or .pdf)")
+    plot.set_defaults(func=run_plot)
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run", required=True, help="run directory of a trained captioner")
+    parser.add_argument("--checkpoint", default="best", help="best (default) or last")
+    parser.add_argument("--beam", type=int, help="beam size (default: the config's decode.beam)")
+    parser.add_argument("--hard-decoding", choices=["expectation", "argmax"],
+                        help="hard-attention models: read the soft expectation or only the most "
+                        "likely location (default: the config's decode.hard_attention)")
+
+
+def add_shapes_parser(datasets: argparse._SubParsersAction) -> None:
+    """`attnlab data shapes`: registered by cli/data.py next to the other datasets."""
+    shapes = datasets.add_parser(
+        "shapes", help="generate the shapes captioning dataset (Karpathy JSON + PNG images)",
+        description="Write images/NNNNNN.png and dataset_shapes.json (Karpathy-split format, "
+        "with each object's box) into --dest.")
+    shapes.add_argument("--dest", required=True, help="output directory")
+    shapes.add_argument("--size", type=int, default=6000, help="images in all (default 6000)")
+    shapes.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    shapes.add_argument("--image-size", type=int, default=64,
+                        help="canvas side in pixels (default 64)")
+    shapes.set_defaults(func=run_shapes)
+
+
+def run_shapes(args: argparse.Namespace) -> int:
+    from attnlab.captioning.shapes import write_shapes
+
+    counts = write_shapes(args.dest, size=args.size, seed=args.seed, image_size=args.image_size)
+    listed = ", ".join(f"{split} {count}" for split, count in sorted(counts.items()))
+    print(f"shapes dataset (seed {args.seed}) written to {args.dest}: {listed}")
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from attnlab.captioning.run import load_run_config, train_captioning
+
+    if args.config is None and args.run is None:
+        raise SystemExit("attnlab caption train: give CONFIG.yaml, or --run DIR with --resume")
+    run_dir = args.run or str(Path("runs") / Path(args.config).stem)
+    config = load_run_config(args.config, run_dir, args.overrides, args.resume)
+    result = train_captioning(config, run_dir, resume=args.resume,
+                              progress=not args.no_progress)
+    print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
+    return 0
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    from attnlab.captioning.run import load_trained
+
+    trained = load_trained(args.run, args.checkpoint, hard_decoding=args.hard_decoding)
+    for path, (_, caption) in zip(args.images, trained.caption_files(args.images, beam=args.beam),
+                                  strict=True):
+        print(f"{path}\t{caption.text}")
+    return 0
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from attnlab.captioning.run import evaluate_split, load_trained
+
+    trained = load_trained(args.run, args.checkpoint, hard_decoding=args.hard_decoding)
+    metrics, signature, count = evaluate_split(trained, args.split, beam=args.beam,
+                                               limit=args.limit)
+    split = args.split or trained.config.data.test_split
+    beam = args.beam or trained.config.decode.beam
+    print(f"{split}: {count} images, beam {beam}")
+    for order in range(1, 5):
+        print(f"BLEU-{order}  {metrics[f'bleu{order}']:6.2f}")
+    print(f"  ({signature})")
+    if "localisation" in metrics:
+        print(f"localisation  {metrics['localisation']:6.2f}  % of attention inside the named "
+              f"object's box while its colour and shape words are produced")
+        print(f"chance        {metrics['localisation_chance']:6.2f}  % of the image those boxes "
+              f"cover (what uniform attention scores)")
+        print(f"unmatched     {metrics['unmatched_mentions']:6.2f}  % of mentions naming no "
+              f"object of the image (not scored)")
+        print(f"words scored  {metrics['localised_words']:6.0f}")
+    if args.output:
+        record = {"split": split, "images": count, "beam": beam, "bleu_signature": signature,
+                  **metrics}
+        Path(args.output).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    from attnlab.captioning.run import load_trained, plot_caption
+
+    trained = load_trained(args.run, args.checkpoint, hard_decoding=args.hard_decoding)
+    caption, path = plot_caption(trained, args.image, args.output, beam=args.beam)
+    print(f"{args.image}\t{caption.text}\nfigure: {path}")
+    return 0

@@ -1,0 +1,83 @@
+"""`attnlab evaluate --run DIR --src F --ref F`: BLEU, chrF, BLEU by length, AER."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+from .translate import add_decode_arguments, add_run_arguments
+
+
+def bucket_edges(text: str) -> tuple[float, ...]:
+    """'0,10,20' -> (0, 10, 20, inf): increasing whole numbers of source words; the last
+    bucket is open."""
+    try:
+        edges = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected whole numbers like 0,10,20, got {text!r}") from None
+    pairs = zip(edges[:-1], edges[1:], strict=True)
+    if not edges or edges[0] != 0 or any(low >= high for low, high in pairs):
+        raise argparse.ArgumentTypeError(f"edges must start at 0 and increase, got {text!r}")
+    return (*edges, math.inf)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate", help="score a trained run: BLEU, chrF, BLEU by length, AER",
+        description="Translate --src and score it against --ref: sacreBLEU BLEU (with its "
+        "signature), chrF and lowercased 13a BLEU; BLEU by source length; and AER of the "
+        "attention while forced-decoding the reference, against the dates task's gold "
+        "(the .align file beside --src), --align-gold, and for a German-English run the RWTH "
+        "gold set.")
+    add_run_arguments(parser)
+    add_decode_arguments(parser)
+    parser.add_argument("--src", metavar="F", help="source lines, plain or .gz "
+                        "(default: the run's test split)")
+    parser.add_argument("--ref", metavar="F", help="reference lines, plain or .gz")
+    parser.add_argument("--align-gold", metavar="F",
+                        help="gold alignments of the --src/--ref pairs")
+    parser.add_argument("--align-format", choices=("pharaoh", "rwth"), default="pharaoh",
+                        help="pharaoh: 0-based i-j; rwth: 1-indexed i-j sure, ipj possible")
+    parser.add_argument("--rwth", metavar="DIR",
+                        help="RWTH de-en gold set (default: $ATTNLAB_DATA/rwth-deen-gold, used "
+                        "for a German-English run when it exists)")
+    parser.add_argument("--no-rwth", action="store_true", help="skip the RWTH gold set")
+    parser.add_argument("--buckets", type=bucket_edges, default=None, metavar="EDGES",
+                        help="source-length bucket edges in words (default 0,10,20,30,40,50)")
+    parser.add_argument("--bucket-plot", metavar="PNG", help="write the BLEU-by-length plot")
+    parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
+    parser.add_argument("--hypotheses", metavar="F", help="write the translations")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnlab.eval import DEFAULT_EDGES
+    from attnlab.translation.evaluate import choose_golds, evaluate_run, read_pairs
+    from attnlab.translation.loading import load_run
+    from attnlab.translation.report import bleu_by_length_png
+
+    trained = load_run(args.run, args.checkpoint, args.device)
+    sources, references, src_path = read_pairs(trained, args.src, args.ref)
+    golds = choose_golds(trained, sources, references, src_path=src_path,
+                         gold_file=args.align_gold, one_indexed=args.align_format == "rwth",
+                         rwth=args.rwth, use_rwth=not args.no_rwth)
+    evaluation = evaluate_run(trained, sources, references, beam=args.beam, alpha=args.alpha,
+                              edges=args.buckets or DEFAULT_EDGES, golds=golds)
+    beam = args.beam or trained.config.decode.beam
+    print(f"{trained.directory} ({trained.checkpoint} checkpoint, beam {beam}) on {src_path}")
+    print(evaluation.format())
+    if args.bucket_plot:
+        Path(args.bucket_plot).write_bytes(bleu_by_length_png(evaluation.buckets))
+        print(f"BLEU-by-length plot: {args.bucket_plot}")
+    if args.json:
+        text = json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False)
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+        print(f"results: {args.json}")
+    if args.hypotheses:
+        Path(args.hypotheses).write_text("".join(h + "\n" for h in evaluation.hypotheses),
+                                         encoding="utf-8")
+        print(f"translations: {args.hypotheses}")
+    return 0

@@ -1,0 +1,86 @@
+"""`attnlab lm {train,evaluate,plot}`: language models and the LSTMN's reading figure."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "lm", help="train and evaluate language models (LSTMN or LSTM); plot self-attention")
+    commands = parser.add_subparsers(dest="lm_command", required=True, metavar="COMMAND")
+
+    train = commands.add_parser(
+        "train", help="train a language model from a YAML config",
+        description="Train next-word prediction on a text file (one sentence a line). "
+        "Checkpoints (best, last), the vocabulary, the config and TensorBoard logs go to the "
+        "run directory.")
+    train.add_argument("config", nargs="?", help="YAML config (optional with --resume)")
+    train.add_argument("--run", help="run directory (default: runs/<config name>)")
+    train.add_argument("--set", dest="overrides", action="append", default=[],
+                       metavar="KEY=VALUE", help="override a config value, e.g. train.lr=5e-4")
+    train.add_argument("--resume", action="store_true",
+                       help="continue from the run directory's last checkpoint")
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.set_defaults(func=run_train)
+
+    evaluate = commands.add_parser(
+        "evaluate", help="perplexity of a trained language model on a text file")
+    evaluate.add_argument("--run", required=True, help="run directory")
+    evaluate.add_argument("--text", help="text file, one sentence a line (default: the run's "
+                          "data.test)")
+    evaluate.add_argument("--checkpoint", help="best or last (default: best if the run has it)")
+    evaluate.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
+    evaluate.set_defaults(func=run_evaluate)
+
+    plot = commands.add_parser(
+        "plot", help="the LSTMN reading figure of a sentence and its weight matrix",
+        description="One line per step: the current word in red, earlier words shaded in blue "
+        "by their attention weight; and the step x step weight matrix. RUN is a language "
+        "model or a translation model with an LSTMN encoder.")
+    add_plot_arguments(plot)
+    plot.set_defaults(func=run_plot)
+
+
+def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
+    """The self-attention figure's arguments; reusable by another command group."""
+    parser.add_argument("--run", required=True, help="run directory")
+    parser.add_argument("sentence", help="the sentence to read")
+    parser.add_argument("--output", help="reading figure (default: RUN/self-attention.png)")
+    parser.add_argument("--matrix", help="weight matrix (default: OUTPUT with -matrix)")
+    parser.add_argument("--layer", type=int, default=-1, help="layer to show (default: top)")
+    parser.add_argument("--checkpoint", help="best or last (default: best if the run has it)")
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from attnlab.lm.config import LMRunConfig
+    from attnlab.lm.run import run_config, train_language_model
+
+    if args.config is None and args.run is None:
+        raise SystemExit("attnlab lm train: give CONFIG.yaml, or --run DIR with --resume")
+    run_dir = args.run or str(Path("runs") / Path(args.config).stem)
+    config = run_config(LMRunConfig, args.config, run_dir, args.overrides, args.resume)
+    result = train_language_model(config, run_dir, resume=args.resume,
+                                  progress=not args.no_progress)
+    print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
+    return 0
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from attnlab.lm.evaluate import evaluate_perplexity
+
+    result = evaluate_perplexity(args.run, args.text, checkpoint=args.checkpoint,
+                                 batch_size=args.batch_size)
+    print(result.summary())
+    return 0
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    from attnlab.lm.figure import plot_run_self_attention
+
+    figure, matrix = plot_run_self_attention(args.run, args.sentence, output=args.output,
+                                             matrix=args.matrix, layer=args.layer,
+                                             checkpoint=args.checkpoint)
+    print(f"wrote {figure} and {matrix}")
+    return 0

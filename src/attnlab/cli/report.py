@@ -1,0 +1,45 @@
+"""`attnlab report --run DIR`: one self-contained HTML page about a trained run."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .translate import add_run_arguments, positive_int
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report", help="write an HTML report of a run (opens offline)",
+        description="Write one HTML file with everything inline (no network): the config, "
+        "training curves from metrics.jsonl, BLEU/chrF with signatures, BLEU by source length, "
+        "AER where gold alignments exist, and heatmaps of sample translations. It evaluates on "
+        "--src/--ref, or else on the run's validation split.")
+    add_run_arguments(parser)
+    parser.add_argument("--output", metavar="F", help="HTML file (default: DIR/report.html)")
+    parser.add_argument("--src", metavar="F", help="source lines to evaluate on, plain or .gz")
+    parser.add_argument("--ref", metavar="F", help="their references")
+    parser.add_argument("--beam", type=positive_int, metavar="K",
+                        help="beam size (default: the run's decode.beam)")
+    parser.add_argument("--samples", type=int, default=3, metavar="N",
+                        help="heatmaps of the first N sentences (default 3)")
+    parser.add_argument("--rwth", metavar="DIR", help="RWTH de-en gold set (see evaluate)")
+    parser.add_argument("--no-rwth", action="store_true", help="skip the RWTH gold set")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnlab.translation.evaluate import read_pairs
+    from attnlab.translation.loading import load_run
+    from attnlab.translation.report import write_run_report
+
+    trained = load_run(args.run, args.checkpoint, args.device)
+    sources = references = src_path = None
+    if args.src is not None or args.ref is not None:
+        sources, references, src_path = read_pairs(trained, args.src, args.ref)
+    output = args.output or Path(args.run) / "report.html"
+    path = write_run_report(trained, output, sources=sources, references=references,
+                            src_path=src_path, beam=args.beam, samples=args.samples,
+                            rwth=args.rwth, use_rwth=not args.no_rwth)
+    print(f"report: {path}")
+    return 0

@@ -1,0 +1,53 @@
+"""The language-model experiment config: `data`, `model` and `train` sections."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from attnlab.train.config import TrainConfig
+
+
+@dataclass
+class TextConfig:
+    """Monolingual text, one sentence a line (plain or `.gz`).
+
+    File names are taken relative to `dir` (an absolute name ignores it); a relative `dir` is
+    taken from the current directory. Sentences are predicted as <s> w_1 .. w_n -> w_1 .. </s>.
+    """
+
+    dir: str = "data/multi30k"
+    train: str = "train.en.gz"
+    valid: str = "val.en.gz"
+    test: str | None = "test_2016_flickr.en.gz"
+    vocab: Literal["bpe", "unigram", "word", "char"] = "bpe"
+    vocab_size: int | None = 4000  # sentencepiece pieces, or the most frequent words/chars
+    max_len: int = 100  # pieces; longer training sentences are dropped and counted
+    batch_size: int = 64
+    batch_unit: Literal["sentences", "tokens"] = "sentences"
+    valid_sentences: int | None = None  # validate on the first N validation sentences
+    seed: int = 1  # batch order
+
+    def path(self, name: str) -> Path:
+        return Path(self.dir) / name
+
+
+@dataclass
+class LanguageModelConfig:
+    """The reader between the embedding and the softmax: an LSTMN or a plain LSTM baseline."""
+
+    kind: Literal["lstmn", "lstm"] = "lstmn"
+    embedding_dim: int = 256
+    hidden_dim: int = 256
+    layers: int = 1
+    dropout: float = 0.3  # on embeddings, between layers and before the softmax
+    score: str = "additive"  # lstmn: intra-attention score, a key of attnlab.attention.SCORES
+    attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)
+
+
+@dataclass
+class LMRunConfig:
+    data: TextConfig = field(default_factory=TextConfig)
+    model: LanguageModelConfig = field(default_factory=LanguageModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)

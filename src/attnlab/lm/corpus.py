@@ -1,0 +1,89 @@
+"""A language model's text: the vocabulary, encoded sentences, and padded batches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+from attnlab.data import BOS_ID, EOS_ID, PAD_ID, Vocab, build_vocab, load_vocab, read_lines
+
+from .config import TextConfig
+
+VOCAB_NAME = "vocab"  # the run directory's vocab.json (+ vocab.model for sentencepiece)
+
+
+def load_or_build_vocab(config: TextConfig, sentences: list[str], run_dir: Path) -> Vocab:
+    """The run's vocabulary: reloaded when the run directory has one, else trained and saved."""
+    if (run_dir / f"{VOCAB_NAME}.json").is_file():
+        return load_vocab(run_dir, VOCAB_NAME)
+    return build_vocab(config.vocab, sentences, size=config.vocab_size, directory=run_dir,
+                       name=VOCAB_NAME)
+
+
+@dataclass
+class EncodedText:
+    """Token ids of the kept sentences (no BOS/EOS) and what was dropped."""
+
+    sentences: list[list[int]]
+    total: int
+    empty: int = 0
+    too_long: int = 0
+    max_len: int | None = None
+
+    def summary(self) -> str:
+        """One line, e.g. 'kept 28990 of 29000 sentences (3 longer than 100 pieces)'."""
+        reasons = [f"{self.empty} empty"] if self.empty else []
+        if self.too_long:
+            reasons.append(f"{self.too_long} longer than {self.max_len} pieces")
+        why = f" ({', '.join(reasons)})" if reasons else ""
+        return f"kept {len(self.sentences)} of {self.total} sentences{why}"
+
+
+def encode_text(lines: list[str], vocab: Vocab, max_len: int | None) -> EncodedText:
+    """Encode each line; drop empty ones and those over max_len pieces (None = keep all)."""
+    encoded = EncodedText([], len(lines), max_len=max_len)
+    for line in lines:
+        ids = vocab.encode(line) if line.strip() else []
+        if not ids:
+            encoded.empty += 1
+        elif max_len is not None and len(ids) > max_len:
+            encoded.too_long += 1
+        else:
+            encoded.sentences.append(ids)
+    return encoded
+
+
+def read_text(config: TextConfig, name: str) -> list[str]:
+    return read_lines(config.path(name))
+
+
+@dataclass
+class TextBatch:
+    """B sentences, T = longest + 1: inputs (B, T) = <s> w_1..w_n, targets (B, T) =
+    w_1..w_n </s>, mask (B, T) bool (True = real), num_target_tokens = mask.sum()."""
+
+    inputs: torch.Tensor
+    targets: torch.Tensor
+    mask: torch.Tensor
+    num_target_tokens: int
+    indices: list[int]
+
+    def to(self, device: torch.device | str) -> TextBatch:
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return TextBatch(**{name: value.to(device) if isinstance(value, torch.Tensor) else value
+                            for name, value in values.items()})
+
+
+def collate_text(sentences: list[list[int]], indices: list[int] | None = None) -> TextBatch:
+    """Right-pad sentences (ids without BOS/EOS) into a TextBatch."""
+    inputs = pad_sequence([torch.tensor([BOS_ID, *s]) for s in sentences], batch_first=True,
+                          padding_value=PAD_ID)
+    targets = pad_sequence([torch.tensor([*s, EOS_ID]) for s in sentences], batch_first=True,
+                           padding_value=PAD_ID)
+    lengths = torch.tensor([len(s) + 1 for s in sentences])
+    mask = torch.arange(inputs.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)  # (B, T)
+    return TextBatch(inputs, targets, mask, int(mask.sum()),
+                     list(range(len(sentences))) if indices is None else list(indices))

@@ -1,0 +1,94 @@
+"""A next-word language model around a recurrent reader: the LSTMN, or a plain LSTM baseline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from torch import Tensor, nn
+
+from attnlab.errors import ConfigError
+from attnlab.models.lstmn import LSTMN
+
+from .config import LanguageModelConfig
+
+
+@dataclass
+class ReaderOutput:
+    """outputs (B, T, H); weights (L, B, T, T) intra-attention per layer, or None."""
+
+    outputs: Tensor
+    weights: Tensor | None = None
+
+
+class LSTMReader(nn.Module):
+    """nn.LSTM (fused kernels) over right-padded batches. No packing is needed: reading left to
+    right, a real position never sees the padding that follows it."""
+
+    def __init__(self, input_dim: int, hidden_dim: int, layers: int, dropout: float):
+        super().__init__()
+        self.rnn = nn.LSTM(input_dim, hidden_dim, num_layers=layers, batch_first=True,
+                           dropout=dropout if layers > 1 else 0.0)
+
+    def forward(self, inputs: Tensor, mask: Tensor) -> ReaderOutput:
+        outputs, _ = self.rnn(inputs)  # (B, T, H)
+        return ReaderOutput(outputs * mask.unsqueeze(-1))
+
+
+@dataclass
+class LanguageModelOutput:
+    """logits (B, T, V) for the next token; attention (L, B, T, T) of an LSTMN, else None."""
+
+    logits: Tensor
+    attention: Tensor | None
+
+
+class LanguageModel(nn.Module):
+    """p(w_t | w_<t) = softmax(W_o dropout(h_t) + b), h_t = reader(dropout(E w_<t)).
+
+    forward(inputs (B, T) token ids, mask (B, T) bool) -> LanguageModelOutput. The reader is
+    any module called as reader(embedded (B, T, E), mask) returning `.outputs` (B, T, H) and
+    `.weights` (LSTMN, LSTMReader).
+    """
+
+    def __init__(self, vocab_size: int, embedding_dim: int, reader: nn.Module, hidden_dim: int,
+                 *, dropout: float = 0.0, pad_id: int = 0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_id)
+        self.dropout = nn.Dropout(dropout)
+        self.reader = reader
+        self.output = nn.Linear(hidden_dim, vocab_size)
+
+    def forward(self, inputs: Tensor, mask: Tensor) -> LanguageModelOutput:
+        read = self.reader(self.dropout(self.embedding(inputs)), mask)
+        logits = self.output(self.dropout(read.outputs))  # (B, T, V)
+        return LanguageModelOutput(logits, read.weights)
+
+
+ReaderFactory = Callable[[LanguageModelConfig, int], nn.Module]
+
+# One line per reader; `max_len` sizes the LSTMN's `location` score.
+READERS: dict[str, ReaderFactory] = {
+    "lstmn": lambda c, max_len: LSTMN(c.embedding_dim, c.hidden_dim, layers=c.layers,
+                                      dropout=c.dropout, score=c.score,
+                                      attention_dim=c.attention_dim, max_len=max_len),
+    "lstm": lambda c, max_len: LSTMReader(c.embedding_dim, c.hidden_dim, c.layers, c.dropout),
+}
+
+
+def build_language_model(config: LanguageModelConfig, vocab_size: int, *, max_len: int,
+                         pad_id: int = 0) -> LanguageModel:
+    """The LanguageModel `config` describes; max_len: the longest input it will read."""
+    if config.kind not in READERS:
+        raise ConfigError(f"unknown model.kind {config.kind!r}; options: {sorted(READERS)}")
+    try:
+        reader = READERS[config.kind](config, max_len)
+    except ValueError as error:  # e.g. an unknown score
+        raise ConfigError(f"model.score: {error}") from None
+    return LanguageModel(vocab_size, config.embedding_dim, reader, config.hidden_dim,
+                         dropout=config.dropout, pad_id=pad_id)
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Trainable parameters (shared tensors counted once)."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

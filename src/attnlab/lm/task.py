@@ -1,0 +1,99 @@
+"""Language modelling as a training task: what `attnlab.train.train` needs from it."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attnlab.config import config_to_dict
+from attnlab.data import BucketBatchSampler, Vocab
+from attnlab.train.distributed import unwrap
+from attnlab.train.task import LossOutput, Validation
+from attnlab.viz import self_attention_figure
+from attnlab.viz.heatmap import figure_to_array
+
+from .config import LMRunConfig
+from .corpus import TextBatch, collate_text, encode_text, load_or_build_vocab, read_text
+from .model import build_language_model, count_parameters
+from .reading import read_with_language_model
+
+
+def batch_nll(model: nn.Module, batch: TextBatch) -> torch.Tensor:
+    """Summed negative log-likelihood of the batch's real target tokens (a scalar tensor)."""
+    logits = model(batch.inputs, batch.mask).logits.transpose(1, 2)  # (B, V, T)
+    token_nll = F.cross_entropy(logits, batch.targets, reduction="none")  # (B, T)
+    return (token_nll * batch.mask).sum()
+
+
+@torch.no_grad()
+def text_nll(model: nn.Module, sentences: list[list[int]], batch_size: int) -> tuple[float, int]:
+    """Summed NLL and token count (EOS included) of encoded sentences, batched by length."""
+    device = next(model.parameters()).device
+    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+    nll, tokens = 0.0, 0
+    for start in range(0, len(order), batch_size):
+        batch = collate_text([sentences[i] for i in order[start : start + batch_size]])
+        nll += float(batch_nll(model, batch.to(device)))
+        tokens += batch.num_target_tokens
+    return nll, tokens
+
+
+def perplexity(nll: float, tokens: int) -> float:
+    """exp(per-token NLL), capped so an untrained model does not overflow."""
+    return math.exp(min(nll / max(tokens, 1), 50.0))
+
+
+def model_signature(config: LMRunConfig, vocab: Vocab) -> dict:
+    """What a checkpoint must have been trained as to load into this model."""
+    return {"task": "language_model", "model": config_to_dict(config.model),
+            "vocab": len(vocab), "max_len": config.data.max_len}
+
+
+class LanguageModelTask:
+    """Reads the text, builds (or reloads from `run_dir`) the vocabulary, builds the model."""
+
+    def __init__(self, config: LMRunConfig, run_dir: str | Path, *, log=print):
+        self.config, data = config, config.data
+        run_dir = Path(run_dir)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        train_lines = read_text(data, data.train)
+        self.vocab = load_or_build_vocab(data, train_lines, run_dir)
+        self.train_data = encode_text(train_lines, self.vocab, data.max_len)
+        log(f"training data: {self.train_data.summary()}")
+        valid_lines = read_text(data, data.valid)[: data.valid_sentences]
+        self.valid_data = encode_text(valid_lines, self.vocab, data.max_len)
+        self.first_valid = next((line for line in valid_lines if line.strip()), None)
+        lengths = [len(s) + 1 for s in self.train_data.sentences]
+        self.sampler = BucketBatchSampler(lengths, data.batch_size, batch_unit=data.batch_unit,
+                                          shuffle=True, seed=data.seed)
+        self.model = build_language_model(config.model, len(self.vocab),
+                                          max_len=data.max_len + 1)
+        log(f"model: {config.model.kind}, {count_parameters(self.model):,} parameters")
+
+    def make_batch(self, indices: list[int]) -> TextBatch:
+        return collate_text([self.train_data.sentences[i] for i in indices], indices)
+
+    def loss(self, model: nn.Module, batch: TextBatch) -> LossOutput:
+        nll = batch_nll(model, batch)
+        tokens = batch.num_target_tokens
+        return LossOutput(nll / max(tokens, 1), float(nll.detach()), tokens)
+
+    def validate(self, model: nn.Module) -> Validation:
+        """Per-token loss and perplexity on the validation text; for an LSTMN, the reading
+        figure of the first validation sentence (top layer)."""
+        model = unwrap(model)
+        nll, tokens = text_nll(model, self.valid_data.sentences, self.config.data.batch_size)
+        metrics = {"loss": nll / max(tokens, 1), "perplexity": perplexity(nll, tokens)}
+        images = {}
+        if self.first_valid is not None and self.config.model.kind == "lstmn":
+            reading = read_with_language_model(model, self.vocab, self.first_valid)
+            figure = self_attention_figure(reading.tokens, reading.weights[-1])
+            images["self_attention"] = figure_to_array(figure)
+        return Validation(metrics, images)
+
+    def signature(self) -> dict:
+        return model_signature(self.config, self.vocab)

@@ -1,0 +1,135 @@
+"""The Show, Attend and Tell captioner: penalty, REINFORCE gradients, step = teacher forcing."""
+
+import pytest
+import torch
+
+from attnlab.attention import SCORES
+from attnlab.captioning import build_captioner, doubly_stochastic_penalty
+from attnlab.captioning.config import DecoderConfig, EncoderConfig
+from attnlab.captioning.encoder import ConvEncoder, build_encoder
+from attnlab.captioning.model import CaptionOutput
+from attnlab.config import load_config
+from attnlab.errors import ConfigError
+
+from .tiny import tiny_batch, tiny_model, tiny_model_config
+
+
+def test_doubly_stochastic_penalty_matches_its_formula():
+    alpha = torch.tensor([[[0.7, 0.3, 0.0], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]],
+                          [[0.1, 0.1, 0.8], [0.3, 0.3, 0.4], [0.0, 1.0, 0.0]]])  # (2, 3, 3)
+    mask = torch.tensor([[True, True, False], [True, True, True]])
+    # caption 0, real steps 0-1: sum_t alpha = (1.1, 0.8, 0.1)
+    first = (1 - 1.1) ** 2 + (1 - 0.8) ** 2 + (1 - 0.1) ** 2
+    # caption 1, all steps: (0.4, 1.4, 1.2)
+    second = (1 - 0.4) ** 2 + (1 - 1.4) ** 2 + (1 - 1.2) ** 2
+    torch.testing.assert_close(doubly_stochastic_penalty(alpha, mask),
+                               torch.tensor([first, second]))
+
+
+def test_soft_loss_adds_lambda_times_the_penalty_per_caption():
+    model = tiny_model(doubly_stochastic=0.5)
+    alpha = torch.softmax(torch.randn(2, 3, 64), -1)
+    logits = torch.randn(2, 3, 9)
+    tgt_out = torch.tensor([[4, 5, 3], [6, 3, 0]])
+    mask = tgt_out != 0
+    loss = model.loss(CaptionOutput(logits, alpha), tgt_out, mask)
+    nll = torch.nn.functional.cross_entropy(logits[mask], tgt_out[mask], reduction="sum")
+    penalty = doubly_stochastic_penalty(alpha, mask)
+    expected = (nll / 2 + 0.5 * penalty.mean()) * 2 / 5  # per caption, then per token
+    torch.testing.assert_close(loss.loss, expected)
+    assert loss.tokens == 5 and loss.nll_sum == pytest.approx(float(nll))
+
+
+def attention_gradients(model):
+    """The gradients of the attention score's parameters after one training loss."""
+    images, tgt_in, tgt_out, mask = tiny_batch()
+    model.train()
+    torch.manual_seed(3)  # the samples
+    out = model(images, tgt_in)
+    model.loss(out, tgt_out, mask).loss.backward()
+    return [p.grad for p in model.decoder.attention.parameters()]
+
+
+def test_hard_attention_learns_only_through_reinforce():
+    off = tiny_model(hard=True, doubly_stochastic=0.0, lambda_r=0.0, lambda_e=0.0,
+                     expectation_prob=0.0)
+    grads = attention_gradients(off)
+    assert grads and all(g is None or torch.count_nonzero(g) == 0 for g in grads)
+    # the rest of the model does learn from the sampled contexts
+    assert torch.count_nonzero(off.decoder.cell.weight_ih.grad) > 0
+    assert torch.count_nonzero(off.encoder.body[0].weight.grad) > 0
+    on = tiny_model(hard=True, doubly_stochastic=0.0, lambda_r=1.0, lambda_e=0.0,
+                    expectation_prob=0.0)
+    assert all(g is not None and torch.count_nonzero(g) > 0 for g in attention_gradients(on))
+
+
+def test_hard_attention_samples_in_training_and_is_deterministic_in_eval():
+    model = tiny_model(hard=True, doubly_stochastic=0.0, expectation_prob=0.0)
+    images, tgt_in, _, _ = tiny_batch()
+    model.train()
+    out = model(images, tgt_in)
+    assert out.hard_log_prob.shape == tgt_in.shape and (out.hard_log_prob <= 0).all()
+    model.eval()
+    with torch.no_grad():
+        torch.testing.assert_close(model(images, tgt_in).logits, model(images, tgt_in).logits)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_step_by_step_equals_teacher_forcing(hard):
+    model = tiny_model(hard=hard, doubly_stochastic=0.0).eval()
+    images, tgt_in, _, _ = tiny_batch()
+    with torch.no_grad():
+        out = model(images, tgt_in)
+        state = model.decoder.start(model.encode(images))
+        for t in range(tgt_in.shape[1]):
+            logits, alpha, state = model.decoder.step(tgt_in[:, t], state)
+            torch.testing.assert_close(logits, out.logits[:, t])
+            torch.testing.assert_close(alpha, out.attention[:, t])
+
+
+@pytest.mark.parametrize("score", sorted(SCORES))
+def test_every_score_plugs_in(score):
+    # dot, scaled_dot and cosine compare h_{t-1} with a_i directly: make them the same size
+    config = tiny_model_config(score=score)
+    config.decoder.hidden_dim = 10  # = 8 channels + (x, y)
+    model = build_captioner(config, 9, 32)
+    images, tgt_in, _, _ = tiny_batch()
+    out = model(images, tgt_in)
+    assert out.logits.shape == (4, 5, 9) and out.attention.shape == (4, 5, 64)
+    torch.testing.assert_close(out.attention.sum(-1), torch.ones(4, 5))
+
+
+@pytest.mark.parametrize("size", [32, 50, 64])
+def test_encoder_grid_size_is_its_output(size):
+    encoder = ConvEncoder([4, 4, 4], positions=True)
+    height, width = encoder.grid_size(size, size + 6)
+    annotations = encoder(torch.zeros(1, 3, size, size + 6))
+    assert annotations.shape == (1, height * width, 6)
+    # the appended positions run from -1 to 1, x along a row, y down the columns
+    grid = annotations[0, :, -2:].view(height, width, 2)
+    assert grid[0, 0].tolist() == [-1.0, -1.0] and grid[-1, -1].tolist() == [1.0, 1.0]
+
+
+def test_resnet_needs_torchvision_and_local_weights(tmp_path):
+    config = EncoderConfig(kind="resnet", weights=str(tmp_path / "missing.pth"))
+    with pytest.raises(ConfigError, match="torchvision|local"):
+        build_encoder(config)
+
+
+def test_hard_attention_refuses_the_soft_penalty():
+    with pytest.raises(ConfigError, match="doubly_stochastic"):
+        load_config({"attention": {"hard": True, "doubly_stochastic": 1.0}}, DecoderConfig)
+
+
+@pytest.mark.parametrize("name", ["shapes-soft", "shapes-hard", "flickr8k-soft"])
+def test_shipped_configs_load_and_build(name):
+    from pathlib import Path
+
+    from attnlab.captioning.config import RunConfig
+
+    config = load_config(Path(__file__).parents[2] / "configs" / f"{name}.yaml", RunConfig)
+    size = config.data.image_size
+    model = build_captioner(config.model, 30, size)
+    out = model(torch.randn(2, 3, size, size), torch.randint(4, 30, (2, 3)))
+    assert out.logits.shape == (2, 3, 30)
+    assert config.model.decoder.attention.hard == name.endswith("hard")

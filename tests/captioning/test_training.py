@@ -1,0 +1,111 @@
+"""Captioning end to end on a tiny shapes set: train, resume, predict, evaluate, plot."""
+
+import json
+
+import pytest
+import torch
+
+from attnlab.captioning import CaptionTask, load_trained, train_captioning, write_shapes
+from attnlab.captioning.run import evaluate_split
+from attnlab.cli import main
+from attnlab.train.checkpoint import RunDir
+
+from .tiny import tiny_batch, tiny_model, tiny_run_config
+
+QUIET = {"progress": False, "log": lambda _: None}
+
+
+@pytest.fixture(scope="module")
+def shapes_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("shapes")
+    write_shapes(directory, size=40, seed=2, image_size=32)
+    return directory
+
+
+@pytest.fixture(scope="module", params=["soft", "hard"])
+def trained_run(request, shapes_dir, tmp_path_factory):
+    """A run directory trained for 4 steps, with soft or hard attention."""
+    config = tiny_run_config(shapes_dir)
+    if request.param == "hard":
+        config.model.decoder.attention.hard = True
+        config.model.decoder.attention.doubly_stochastic = 0.0
+    run = tmp_path_factory.mktemp(f"run-{request.param}")
+    result = train_captioning(config, run, **QUIET)
+    assert result.steps == 4
+    return run
+
+
+def test_a_tiny_model_fits_one_batch():
+    model = tiny_model(doubly_stochastic=0.0)  # the penalty has a large floor: NLL only
+    images, tgt_in, tgt_out, mask = tiny_batch()
+    optimiser = torch.optim.Adam(model.parameters(), lr=0.02)
+    losses = []
+    for _ in range(40):
+        optimiser.zero_grad()
+        loss = model.loss(model(images, tgt_in), tgt_out, mask).loss
+        loss.backward()
+        optimiser.step()
+        losses.append(float(loss.detach()))
+    assert losses[-1] < 0.3 * losses[0]
+
+
+def test_training_writes_checkpoints_vocabulary_and_metrics(trained_run):
+    run = RunDir(trained_run)
+    assert run.has_checkpoint("last") and run.has_checkpoint("best")
+    assert (trained_run / "vocab.json").is_file()
+    lines = (trained_run / "metrics.jsonl").read_text().splitlines()
+    validation = [json.loads(line) for line in lines if "bleu4" in line][-1]
+    assert {"bleu1", "bleu4", "localisation", "localisation_chance", "loss"} <= set(
+        validation.get("metrics", validation))
+
+
+def test_resume_continues_from_last(shapes_dir, tmp_path):
+    config = tiny_run_config(shapes_dir, max_steps=2, validate_every=2)
+    train_captioning(config, tmp_path / "run", **QUIET)
+    config.train.max_steps = 4
+    result = train_captioning(config, tmp_path / "run", resume=True, **QUIET)
+    assert result.steps == 4
+
+
+def test_validation_gives_metrics_and_the_attention_figure(shapes_dir, tmp_path):
+    task = CaptionTask(tiny_run_config(shapes_dir), tmp_path, log=lambda _: None)
+    validation = task.validate(task.model)
+    assert {"bleu4", "localisation", "localisation_chance", "loss", "perplexity"} <= set(
+        validation.metrics)
+    assert 0 <= validation.metrics["localisation_chance"] < 100
+    first_caption = validation.text["samples"].splitlines()[0].split(": ", 1)[1]
+    assert ("attention" in validation.images) == bool(first_caption)
+
+
+def test_predict_prints_one_caption_per_image(trained_run, shapes_dir, capsys):
+    images = [str(shapes_dir / "images" / name) for name in ("000000.png", "000010.png")]
+    assert main(["caption", "predict", "--run", str(trained_run), *images]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[0] for line in lines] == images
+
+
+def test_evaluate_reports_bleu_and_localisation(trained_run, tmp_path, capsys):
+    output = tmp_path / "scores.json"
+    assert main(["caption", "evaluate", "--run", str(trained_run), "--beam", "1",
+                 "--output", str(output)]) == 0
+    printed = capsys.readouterr().out
+    assert "BLEU-4" in printed and "localisation" in printed and "chance" in printed
+    scores = json.loads(output.read_text())
+    assert scores["images"] == 4 and scores["split"] == "test"
+    metrics, _, count = evaluate_split(load_trained(trained_run), "val", beam=1, limit=2)
+    assert count == 2 and set(metrics) >= {"bleu1", "bleu2", "bleu3", "bleu4"}
+
+
+def test_plot_writes_the_figure(trained_run, shapes_dir, tmp_path, capsys):
+    # a 4-step model may stop at once: force a few words so there is something to draw
+    trained = load_trained(trained_run)
+    trained.model.decoder.out.bias.data[3] = -1e4  # EOS never wins
+    from attnlab.captioning import plot_caption
+
+    caption, path = plot_caption(trained, shapes_dir / "images" / "000010.png",
+                                 tmp_path / "attention.png", beam=1)
+    assert path.stat().st_size > 1000 and len(caption.words) == 12  # decode.max_len
+    output = tmp_path / "cli.png"
+    code = main(["caption", "plot", "--run", str(trained_run),
+                 str(shapes_dir / "images" / "000010.png"), "--output", str(output)])
+    assert code == 0 and output.is_file() or "empty caption" in capsys.readouterr().err

@@ -1,0 +1,103 @@
+"""`attnlab evaluate`: sacreBLEU scores with signatures, BLEU by length, AER on dates and RWTH
+gold; and the pieces it is built from."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from attnlab.cli import main
+from attnlab.decode import LabelledAttention
+from attnlab.translation.evaluate import alignment_weights, argmax_links, rwth_gold
+
+AER_LINE = re.compile(r"^AER (\d\.\d{4})  (.*)$", re.MULTILINE)
+
+
+def evaluate(capsys, *args):
+    assert main(["evaluate", *map(str, args)]) == 0
+    return capsys.readouterr().out
+
+
+def test_dates_scores_buckets_and_aer(dates_run, dates_data, tmp_path, capsys):
+    plot, results = tmp_path / "buckets.png", tmp_path / "results.json"
+    out = evaluate(capsys, "--run", dates_run, "--src", dates_data / "test.src", "--ref",
+                   dates_data / "test.tgt", "--bucket-plot", plot, "--json", results,
+                   "--buckets", "0,2,4")
+    assert "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:" in out  # BLEU signature
+    assert "chrF" in out and "case:lc" in out
+    assert re.search(r"source words\s+sentences\s+BLEU\n\s+0-1\s+\d+", out)
+    assert re.search(r"^\s+4\+\s+\d+", out, re.MULTILINE)
+    (aer_value, what), = AER_LINE.findall(out)
+    assert 0.0 <= float(aer_value) <= 1.0
+    assert "dates task gold" in what and "test.align" in what and "characters" in what
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    summary = json.loads(results.read_text())
+    assert summary["scores"]["sentences"] == 100
+    assert sum(row["count"] for row in summary["buckets"]) == 100
+    assert summary["buckets"][-1]["hi"] is None
+
+
+def test_default_is_the_test_split(dates_run, capsys):
+    out = evaluate(capsys, "--run", dates_run, "--beam", 1, "--no-rwth")
+    assert "test.src" in out and "beam 1" in out and "on 100 sentences" in out
+    assert len(AER_LINE.findall(out)) == 1
+
+
+def test_rwth_aer_found_through_attnlab_data(deen_run, deen_data, rwth_root, monkeypatch,
+                                             capsys):
+    monkeypatch.setenv("ATTNLAB_DATA", str(rwth_root))
+    out = evaluate(capsys, "--run", deen_run, "--src", deen_data / "val.de", "--ref",
+                   deen_data / "val.en")
+    assert "last checkpoint" in out  # this run has no `best`
+    (aer_value, what), = AER_LINE.findall(out)
+    assert 0.0 <= float(aer_value) <= 1.0
+    assert "RWTH de-en gold" in what and "3 pairs" in what and "words" in what
+
+
+def test_rwth_explicit_dir_and_align_gold(deen_run, deen_data, rwth_root, tmp_path, capsys):
+    gold = tmp_path / "gold.talp"
+    gold.write_text("1-1\n" * 6)
+    out = evaluate(capsys, "--run", deen_run, "--src", deen_data / "val.de", "--ref",
+                   deen_data / "val.en", "--rwth", rwth_root / "rwth-deen-gold",
+                   "--align-gold", gold, "--align-format", "rwth")
+    assert len(AER_LINE.findall(out)) == 2
+
+
+def test_missing_rwth_dir_is_one_line(deen_run, tmp_path, capsys):
+    assert main(["evaluate", "--run", str(deen_run), "--rwth", str(tmp_path / "nowhere")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "test.de-en" in error
+
+
+def test_rwth_gold_is_read_one_indexed(rwth_root):
+    gold = rwth_gold(rwth_root / "rwth-deen-gold")
+    assert gold.sources[0].startswith("Zwei Männer") and gold.targets[0].startswith("Two men")
+    assert (0, 0) in gold.alignments[0].sure
+    assert (1, 1) in gold.alignments[1].possible and (1, 1) not in gold.alignments[1].sure
+    reverse = rwth_gold(rwth_root / "rwth-deen-gold", reverse=True)
+    assert reverse.sources[0].startswith("Two men") and (3, 1) in reverse.alignments[1].sure
+
+
+def test_alignment_leaves_out_end_of_sentence():
+    # target words: "a", "b", "</s>"; source words "x", "y", "</s>"
+    word_attention = np.array([[0.1, 0.2, 0.7], [0.6, 0.3, 0.1], [0.0, 0.0, 1.0]])
+    labelled = LabelledAttention(["x", "y", "</s>"], ["a", "b", "</s>"], word_attention,
+                                 ["x", "y", "</s>"], ["a", "b", "</s>"], word_attention)
+    assert alignment_weights(labelled).shape == (2, 2)
+    assert argmax_links(labelled) == {(1, 0), (0, 1)}
+    unfinished = LabelledAttention(["x", "</s>"], ["a"], np.ones((1, 2)) / 2, ["x", "</s>"],
+                                   ["a"], np.ones((1, 2)) / 2)
+    assert argmax_links(unfinished, characters=True) == {(0, 0)}
+
+
+def test_src_without_ref_is_refused(dates_run, dates_data, capsys):
+    assert main(["evaluate", "--run", str(dates_run), "--src", str(dates_data / "test.src")]) == 2
+    assert "both --src and --ref" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("edges", ["5,10", "0,10,10", "a,b"])
+def test_bad_bucket_edges(edges, dates_run, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", "--run", str(dates_run), "--buckets", edges])
+    assert exit_info.value.code == 2
