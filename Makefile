@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # One torch thread per test worker: two threads fighting for two cores are 10-100x slower.
 TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: test demo lint install clean
+.PHONY: test demo lint install fonts clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/attnlab demo
+
+# Optional: a CJK font so heatmap labels in Chinese render (Debian; needs root).
+fonts:
+	apt-get install -y fonts-noto-cjk || (apt-get update && apt-get install -y fonts-noto-cjk)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks

@@ -69,10 +69,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def read_lines(stream: BinaryIO, name: str) -> Iterator[str]:
     """Lines of a binary stream as text, read lazily; invalid UTF-8 is a DataError naming the
     line (the decoding is the corpus reader's, so messages look the same)."""
-    from attnlab.data.corpus import _decode_line
+    from attnlab.data.corpus import decode_line
 
     for number, raw in enumerate(stream, start=1):
-        yield _decode_line(raw, name, number)
+        yield decode_line(raw, name, number)
 
 
 def _open_output(path: str | None, default: TextIO | None) -> TextIO | None:

@@ -38,13 +38,15 @@ def read_lines(path: str | os.PathLike) -> list[str]:
             # Binary iteration splits on b"\n" only, so a stray \r or \x85 inside a sentence
             # does not silently break one line into two and misalign a parallel corpus.
             for number, raw in enumerate(stream, start=1):
-                lines.append(_decode_line(raw, path, number))
+                lines.append(decode_line(raw, path, number))
     except (EOFError, OSError) as error:  # gzip.BadGzipFile is an OSError; EOFError = truncated
         raise DataError(f"{path}: cannot read file ({error})") from None
     return lines
 
 
-def _decode_line(raw: bytes, path: Path, number: int) -> str:
+def decode_line(raw: bytes, path: Path | str, number: int) -> str:
+    """One raw line (without caring for its newline) as text; invalid UTF-8 is a DataError
+    naming the file (or stream) and line."""
     raw = raw.removesuffix(b"\n").removesuffix(b"\r")
     if number == 1:
         raw = raw.removeprefix(b"\xef\xbb\xbf")  # BOM written by some Windows editors
