@@ -179,3 +179,13 @@ def test_shipped_configs_have_equal_parameter_budgets():
         counts[kind] = count_parameters(model)
         assert f"{counts[kind]:,}" in path.read_text()  # the count stated in the comments
     assert abs(counts["lstmn"] - counts["lstm"]) / counts["lstmn"] < 0.005
+
+
+def test_plot_self_attention_command(lstmn_run, tmp_path):
+    run, _ = lstmn_run
+    output = tmp_path / "seed-figure.png"
+    assert main(["plot", "self-attention", "--run", str(run), "the dog sees the cat .",
+                 "--output", str(output)]) == 0
+    with Image.open(output) as image:
+        assert image.format == "PNG" and image.width > 100
+    assert (tmp_path / "seed-figure-matrix.png").is_file()

@@ -27,7 +27,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Other spellings of a command: `attnlab plot self-attention ...` is `attnlab lm plot ...`.
+ALIASES = {("plot", "self-attention"): ["lm", "plot"]}
+
+
+def expand_aliases(argv: list[str]) -> list[str]:
+    for prefix, command in ALIASES.items():
+        if tuple(argv[: len(prefix)]) == prefix:
+            return [*command, *argv[len(prefix):]]
+    return argv
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = expand_aliases(sys.argv[1:] if argv is None else list(argv))
     args = build_parser().parse_args(argv)
     # Progress lines of runs without a terminal (log files, batch jobs) go through logging.
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
