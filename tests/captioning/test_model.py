@@ -6,8 +6,8 @@ import torch
 from attnlab.attention import SCORES
 from attnlab.captioning import build_captioner, doubly_stochastic_penalty
 from attnlab.captioning.config import DecoderConfig, EncoderConfig
-from attnlab.captioning.encoder import ConvEncoder, build_encoder
-from attnlab.captioning.model import CaptionOutput
+from attnlab.captioning.encoder import ConvEncoder, build_encoder, refresh_batch_norm
+from attnlab.captioning.model import CaptionOutput, set_hard_decoding
 from attnlab.config import load_config
 from attnlab.errors import ConfigError
 
@@ -133,3 +133,65 @@ def test_shipped_configs_load_and_build(name):
     out = model(torch.randn(2, 3, size, size), torch.randint(4, 30, (2, 3)))
     assert out.logits.shape == (2, 3, 30)
     assert config.model.decoder.attention.hard == name.endswith("hard")
+
+
+def test_argmax_decoding_reads_only_the_most_likely_location():
+    model = tiny_model(hard=True, doubly_stochastic=0.0).eval()
+    set_hard_decoding(model, "argmax")
+    images, _, _, _ = tiny_batch()
+    with torch.no_grad():
+        state = model.decoder.start(model.encode(images))
+        attended = model.decoder.attention(state.rnn[0][0], state.memory)
+    chosen = attended.weights.argmax(-1)  # (B,)
+    torch.testing.assert_close(attended.context, state.memory.keys[torch.arange(4), chosen])
+
+
+def conv(inputs, outputs, stride):
+    return torch.nn.Conv2d(inputs, outputs, 1, stride=stride)
+
+
+class FakeResNet(torch.nn.Module):
+    """torchvision's ResNet layout (conv1 ... layer4) with 1x1 convs of resnet18's widths."""
+
+    def __init__(self, weights=None):
+        super().__init__()
+        self.conv1, self.bn1 = conv(3, 64, 2), torch.nn.BatchNorm2d(64)
+        self.relu, self.maxpool = torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1)
+        self.layer1, self.layer2 = conv(64, 64, 1), conv(64, 128, 2)
+        self.layer3, self.layer4 = conv(128, 256, 2), conv(256, 512, 2)
+
+
+def test_resnet_encoder_loads_local_weights_and_stays_frozen(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    fake = types.ModuleType("torchvision")
+    fake.models = types.SimpleNamespace(resnet18=FakeResNet)
+    monkeypatch.setitem(sys.modules, "torchvision", fake)
+    monkeypatch.setitem(sys.modules, "torchvision.models", fake.models)
+    torch.manual_seed(0)
+    weights = FakeResNet().state_dict()
+    torch.save(weights, tmp_path / "r18.pth")
+    config = EncoderConfig(kind="resnet", resnet="resnet18", weights=str(tmp_path / "r18.pth"),
+                           resnet_stages=3, positions=False)
+    encoder = build_encoder(config).train()
+    torch.testing.assert_close(encoder.body[0].weight, weights["conv1.weight"])
+    assert not any(p.requires_grad for p in encoder.parameters())
+    assert not encoder.body[1].training  # batch norm keeps the ImageNet statistics
+    annotations = encoder(torch.randn(2, 3, 64, 64))
+    assert annotations.shape == (2, 4 * 4, 256) and encoder.grid_size(64, 64) == (4, 4)
+
+
+def test_refreshed_batch_norm_holds_the_average_of_the_batch_statistics():
+    torch.manual_seed(0)
+    encoder = ConvEncoder([4], positions=False).eval()
+    batches = [torch.randn(3, 3, 8, 8) + shift for shift in (0.0, 2.0)]
+    refresh_batch_norm(encoder, batches)
+    conv, norm = encoder.body[0], encoder.body[1]
+    with torch.no_grad():
+        means = torch.stack([conv(b).mean((0, 2, 3)) for b in batches]).mean(0)
+    torch.testing.assert_close(norm.running_mean, means)
+    assert not norm.training and norm.momentum == 0.1  # modes restored
+    frozen = ConvEncoder([4], positions=False).requires_grad_(False)
+    refresh_batch_norm(frozen, batches)
+    assert torch.count_nonzero(frozen.body[1].running_mean) == 0  # fixed layers are left alone

@@ -8,6 +8,7 @@ never downloads anything at run time.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import torch
@@ -46,6 +47,9 @@ def flatten_locations(features: Tensor, positions: bool) -> Tensor:
 
 class ConvEncoder(nn.Module):
     """Stages of [3x3 conv stride 2, BN, ReLU, 3x3 conv, BN, ReLU]; each halves the grid.
+
+    Batch norm trains this net several times faster than group norm or none on shapes; its
+    running statistics must be refreshed before evaluation (`refresh_batch_norm`).
 
     forward(images (B, 3, H, W)) -> annotations (B, L, output_dim).
     """
@@ -112,6 +116,28 @@ class ResNetEncoder(nn.Module):
 
     def forward(self, images: Tensor) -> Tensor:
         return flatten_locations(self.body(images), self.positions)
+
+
+@torch.no_grad()
+def refresh_batch_norm(encoder: nn.Module, batches: Iterable[Tensor]) -> None:
+    """Re-estimate the running statistics of the trainable batch-norm layers as plain averages
+    over these image batches (B, 3, H, W), with the current weights ("precise BN", Wu & Johnson
+    2021). The moving average kept in training lags behind fast-moving weights: on shapes it
+    gave a validation loss of 3.5 where the current statistics give 0.11."""
+    norms = [m for m in encoder.modules()
+             if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.weight.requires_grad]
+    if not norms:
+        return
+    modes = [(m, m.training, m.momentum) for m in norms]
+    for norm in norms:
+        norm.reset_running_stats()
+        norm.momentum = None  # a cumulative average over the batches
+        norm.train()
+    for images in batches:
+        encoder(images)
+    for norm, training, momentum in modes:
+        norm.train(training)
+        norm.momentum = momentum
 
 
 def _torchvision_models():

@@ -11,6 +11,7 @@ from torch import nn
 from attnlab.config import config_to_dict
 from attnlab.data import BucketBatchSampler, Vocab, build_vocab, load_vocab
 from attnlab.errors import DataError
+from attnlab.train.distributed import unwrap
 from attnlab.train.task import LossOutput, Validation
 
 from .config import RunConfig
@@ -22,23 +23,20 @@ from .data import (
     normalise,
     read_karpathy,
 )
+from .encoder import refresh_batch_norm
 from .evaluate import caption_metrics
 from .figure import attention_figure
 from .inference import caption_pixels
 from .model import Captioner, build_captioner, set_hard_decoding
 
 VOCAB_NAME = "vocab"
+REFRESH_BATCHES = 20  # training batches that re-estimate batch-norm statistics at validation
 
 
 def signature(config: RunConfig, vocab_size: int) -> dict:
     """What a checkpoint must match: the model config, vocabulary and image size."""
     return {"task": "captioning", "model": config_to_dict(config.model), "vocab": vocab_size,
             "image_size": config.data.image_size}
-
-
-def unwrap(model: nn.Module) -> nn.Module:
-    """The model inside a DistributedDataParallel wrapper (or the model itself)."""
-    return getattr(model, "module", model)
 
 
 def read_vocab(config: RunConfig, run_dir: Path, train: CaptionSplit) -> Vocab:
@@ -80,8 +78,11 @@ class CaptionTask:
                          for caption in image.captions]
         log(f"training data: {len(self.examples)} captions of {len(self.train)} images, "
             f"{len(self.vocab)} words; validation: {len(self.valid)} images")
+        # pool_batches=1: plain random batches. Length-sorted ones would each hold captions of
+        # one template and object count, and pull the model back and forth between them.
         self.sampler = BucketBatchSampler([len(ids) + 1 for _, ids in self.examples],
-                                          data.batch_size, shuffle=True, seed=data.seed)
+                                          data.batch_size, shuffle=True, seed=data.seed,
+                                          pool_batches=1)
         self.model = build_captioner(config.model, len(self.vocab), data.image_size)
         set_hard_decoding(self.model, config.decode.hard_attention)
 
@@ -98,6 +99,15 @@ class CaptionTask:
         out = model(batch.images, batch.tgt_in)
         result = unwrap(model).loss(out, batch.tgt_out, batch.tgt_mask)
         return LossOutput(result.loss, result.nll_sum, result.tokens)
+
+    def refresh_statistics(self, model: Captioner) -> None:
+        """Batch-norm statistics for the current weights, from the first training images
+        (always the same ones, so that neither the sampler nor any RNG is touched)."""
+        device, size = next(model.parameters()).device, self.config.data.batch_size
+        count = min(len(self.train), REFRESH_BATCHES * size)
+        chunks = [list(range(start, min(start + size, count))) for start in range(0, count, size)]
+        batches = (self.images(self.train.store.batch(chunk)).to(device) for chunk in chunks)
+        refresh_batch_norm(model.encoder, batches)
 
     @torch.no_grad()
     def validation_loss(self, model: Captioner) -> float:
@@ -120,6 +130,7 @@ class CaptionTask:
         """Loss, greedy BLEU-1..4 and (with boxes) localisation on the validation images, and
         the attention figure of the first one."""
         model.eval()
+        self.refresh_statistics(model)
         loss = self.validation_loss(model)
         pixels = self.valid.pixels()
         captions = caption_pixels(model, pixels, self.vocab, self.config.data,

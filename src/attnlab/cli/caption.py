@@ -108,7 +108,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
                                                limit=args.limit)
     split = args.split or trained.config.data.test_split
     beam = args.beam or trained.config.decode.beam
-    print(f"{split}: {count} images, beam {beam}")
+    hard = trained.config.model.decoder.attention.hard
+    reading = f", hard attention read as {trained.config.decode.hard_attention}" if hard else ""
+    print(f"{split}: {count} images, beam {beam}{reading}")
     for order in range(1, 5):
         print(f"BLEU-{order}  {metrics[f'bleu{order}']:6.2f}")
     print(f"  ({signature})")
