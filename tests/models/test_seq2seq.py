@@ -127,3 +127,19 @@ def test_learns_to_reverse_sequences(name):
     correct = [out.tokens == tgt_out[i, : int(m.sum())].tolist()
                for i, (out, m) in enumerate(zip(outputs, tgt_out != PAD, strict=True))]
     assert sum(correct) / len(correct) > 0.8
+
+
+@pytest.mark.parametrize("name", ["bahdanau-additive", "luong-general", "none"])
+def test_loss_is_label_smoothed_cross_entropy_with_or_without_packed_logits(name):
+    model = tiny(name).double().eval()
+    src, src_mask, tgt_in, tgt_out, tgt_mask = toy_batch()
+    full = model(src, src_mask, tgt_in)
+    packed = model(src, src_mask, tgt_in, tgt_mask)
+    assert packed.logits.shape == (int(tgt_mask.sum()), V)
+    expected = torch.nn.functional.cross_entropy(
+        full.logits.transpose(1, 2), tgt_out, ignore_index=PAD, label_smoothing=0.1,
+        reduction="sum") / tgt_mask.sum()
+    for out in (full, packed):
+        loss = model.loss(out, tgt_out, tgt_mask, label_smoothing=0.1)
+        torch.testing.assert_close(loss.loss, expected)
+        assert loss.tokens == int(tgt_mask.sum())

@@ -41,13 +41,15 @@ class DecoderState:
 
 @dataclass
 class DecoderOutput:
-    """logits (B, T, V); attention (B, T, S) or None (no-attention decoder);
-    hard_log_prob / hard_entropy (B, T): hard attention's log p(s~_t) and H[alpha_t], else None."""
+    """logits (B, T, V), or (N, V) for the N positions where `logits_mask` (B, T) is True;
+    attention (B, T, S) or None (no-attention decoder); hard_log_prob / hard_entropy (B, T):
+    hard attention's log p(s~_t) and H[alpha_t], else None."""
 
     logits: Tensor
     attention: Tensor | None = None
     hard_log_prob: Tensor | None = None
     hard_entropy: Tensor | None = None
+    logits_mask: Tensor | None = None
 
 
 class OutputLayer(nn.Module):

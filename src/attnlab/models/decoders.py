@@ -57,17 +57,22 @@ class RecurrentDecoder(nn.Module):
     def run(self, embedded: Tensor, state: DecoderState):
         raise NotImplementedError
 
-    def forward(self, tgt_in: Tensor, encoded: EncoderOutput) -> DecoderOutput:
-        """Teacher forcing: tgt_in (B, T) = BOS + target -> DecoderOutput (logits (B, T, V))."""
+    def forward(self, tgt_in: Tensor, encoded: EncoderOutput,
+                tgt_mask: Tensor | None = None) -> DecoderOutput:
+        """Teacher forcing: tgt_in (B, T) = BOS + target -> DecoderOutput, logits (B, T, V);
+        with tgt_mask (B, T), logits only for the real positions, (N, V): the output layer and
+        its softmax are the costliest part of training, and padding needs neither."""
         embedded = self.dropout(self.embedding(tgt_in))  # (B, T, E)
         features, attention, _ = self.run(embedded, self.start(encoded))
-        logits = self.output(self.dropout(features))
-        if attention is None:
-            return DecoderOutput(logits)
-        sample = attention.sample
-        return DecoderOutput(logits, attention.weights,
-                             None if sample is None else sample.log_prob,
-                             None if sample is None else sample.entropy)
+        if tgt_mask is not None:
+            features = features[tgt_mask]  # (N, F)
+        out = DecoderOutput(self.output(self.dropout(features)), logits_mask=tgt_mask)
+        if attention is not None:
+            out.attention = attention.weights
+            if attention.sample is not None:
+                out.hard_log_prob = attention.sample.log_prob
+                out.hard_entropy = attention.sample.entropy
+        return out
 
     def step(
         self, tokens: Tensor, state: DecoderState

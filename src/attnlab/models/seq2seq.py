@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
@@ -38,8 +39,10 @@ class Seq2Seq(nn.Module):
     def encode(self, src: Tensor, src_mask: Tensor) -> EncoderOutput:
         return self.encoder(src, src_mask)
 
-    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> DecoderOutput:
-        return self.decoder(tgt_in, self.encode(src, src_mask))
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
+                tgt_mask: Tensor | None = None) -> DecoderOutput:
+        """tgt_mask (B, T): compute logits for the real target positions only (training)."""
+        return self.decoder(tgt_in, self.encode(src, src_mask), tgt_mask)
 
     def loss(self, out: DecoderOutput, tgt_out: Tensor, tgt_mask: Tensor,
              label_smoothing: float = 0.0) -> TranslationLoss:
@@ -49,14 +52,17 @@ class Seq2Seq(nn.Module):
         al.'s REINFORCE objective (no smoothing). Kept apart from forward so a
         DistributedDataParallel wrapper sees the forward call.
         """
-        logits = out.logits.transpose(1, 2)  # (B, V, T) as cross_entropy wants
-        token_nll = F.cross_entropy(logits, tgt_out, reduction="none") * tgt_mask  # (B, T)
-        tokens = int(tgt_mask.sum())
-        nll_sum = float(token_nll.detach().sum())
+        logits = out.logits if out.logits_mask is not None else out.logits[tgt_mask]  # (N, V)
+        log_probs = F.log_softmax(logits, dim=-1)  # once: the NLL and the smoothing share it
+        nll = -log_probs.gather(1, tgt_out[tgt_mask].unsqueeze(1)).squeeze(1)  # (N,)
+        tokens = nll.shape[0]
+        nll_sum = float(nll.detach().sum())
         if self.hard is None or not self.training:
-            smoothed = F.cross_entropy(logits, tgt_out, ignore_index=self.pad_id,
-                                       label_smoothing=label_smoothing, reduction="sum")
+            # label smoothing as in F.cross_entropy: (1 - eps) NLL + eps * mean_c(-log p_c)
+            smoothing = -log_probs.mean(-1) if label_smoothing else 0.0
+            smoothed = ((1 - label_smoothing) * nll + label_smoothing * smoothing).sum()
             return TranslationLoss(smoothed / max(tokens, 1), nll_sum, tokens)
+        token_nll = torch.zeros_like(tgt_mask, dtype=nll.dtype).masked_scatter(tgt_mask, nll)
         log_likelihood = -token_nll.sum(-1)  # (B,) log p(y | s~, a)
         terms = reinforce_loss(
             log_likelihood, (out.hard_log_prob * tgt_mask).sum(-1),

@@ -35,7 +35,7 @@ def demo_config(data_dir: Path, minutes: float, threads: int | None) -> RunConfi
                                   dropout=0.0, attention=AttentionConfig("additive", 64)),
         ),
         train=TrainConfig(lr=3e-3, max_epochs=None, max_minutes=minutes, validate_every=300,
-                          checkpoint_every=300, log_every=25, threads=threads,
+                          checkpoint_every=300, log_every=100, threads=threads,
                           early_stopping=EarlyStoppingConfig("exact_match", "max")),
         loss=LossConfig(label_smoothing=0.0),
         decode=DecodeConfig(beam=1, max_len_ratio=0.0, max_len_extra=12),
@@ -81,5 +81,6 @@ def _draw_example(test, translations, path: Path) -> Path:
     """The heatmap of the first test date written with letters (a month name), else the first."""
     index = next((i for i, (source, _) in enumerate(test) if any(c.isalpha() for c in source)), 0)
     example = translations[index]
-    return plot_alignment(example.attention, example.source_pieces, example.target_pieces, path,
+    source = [piece if piece.strip() else "␣" for piece in example.source_pieces]  # spaces
+    return plot_alignment(example.attention, source, example.target_pieces, path,
                           title=f"{test[index][0]}  ->  {example.text}")

@@ -57,7 +57,7 @@ class TranslationTask:
         return collate([self.train_data.pairs[i] for i in indices], indices=indices)
 
     def loss(self, model: nn.Module, batch: Batch) -> LossOutput:
-        out = model(batch.src, batch.src_mask, batch.tgt_in)
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_mask)
         result = unwrap(model).loss(out, batch.tgt_out, batch.tgt_mask,
                                     self.config.loss.label_smoothing)
         return LossOutput(result.loss, result.nll_sum, result.tokens)
@@ -70,7 +70,7 @@ class TranslationTask:
         pairs = self.valid_data.pairs
         for start in range(0, len(pairs), self.config.decode.batch_size):
             batch = collate(pairs[start : start + self.config.decode.batch_size]).to(device)
-            out = model(batch.src, batch.src_mask, batch.tgt_in)
+            out = model(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_mask)
             result = model.loss(out, batch.tgt_out, batch.tgt_mask)
             nll, tokens = nll + result.nll_sum, tokens + result.tokens
         return nll, tokens
