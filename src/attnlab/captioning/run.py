@@ -7,10 +7,11 @@ from pathlib import Path
 
 import torch
 
-from attnlab.config import config_from_dict, config_to_dict, load_config
+from attnlab.config import config_from_dict, config_to_dict
 from attnlab.data import Vocab, load_vocab
 from attnlab.errors import CheckpointError, ConfigError
 from attnlab.train.checkpoint import RunDir
+from attnlab.train.experiment import experiment_config
 from attnlab.train.loop import TrainResult, train
 from attnlab.train.rng import seed_everything
 from attnlab.viz.heatmap import save_figure
@@ -26,13 +27,8 @@ from .task import VOCAB_NAME, CaptionTask, signature
 
 def load_run_config(path: str | None, run_dir: str | Path, overrides: list[str],
                     resume: bool) -> RunConfig:
-    """The experiment config: from `path`, or (resuming without one) from the run directory."""
-    if path is not None:
-        return load_config(path, RunConfig, overrides)
-    stored = RunDir(run_dir).file("config.json")
-    if not resume or not stored.is_file():
-        raise ConfigError(f"no config given and none stored in {run_dir}: pass CONFIG.yaml")
-    return load_config(RunDir(run_dir).read_config(), RunConfig, overrides)
+    """The captioning config: from `path`, or (resuming without one) from the run directory."""
+    return experiment_config(RunConfig, path, run_dir, overrides, resume)
 
 
 def train_captioning(config: RunConfig, run_dir: str | Path, *, resume: bool = False,

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from attnlab.config import config_from_dict, config_to_dict, load_config
+from attnlab.config import config_from_dict, config_to_dict
 from attnlab.data import Vocab, load_vocab
-from attnlab.errors import ConfigError
 from attnlab.train.checkpoint import RunDir
+from attnlab.train.experiment import experiment_config
 from attnlab.train.loop import TrainResult, train
 from attnlab.train.rng import seed_everything
 from attnlab.translation.loading import choose_checkpoint
@@ -25,18 +25,8 @@ T = TypeVar("T")
 
 def run_config(cls: type[T], path: str | None, run_dir: str | Path, overrides: Sequence[str],
                resume: bool) -> T:
-    """The experiment config `cls`: from `path`, or (resuming without one) from the run
-    directory's config.json, with the overrides applied either way.
-
-    Generic over the config class; translation.run.load_run_config is the same for RunConfig.
-    """
-    if path is not None:
-        return load_config(path, cls, overrides)
-    stored = RunDir(run_dir).file("config.json")
-    if not resume or not stored.is_file():
-        raise ConfigError(f"no config given and none stored in {run_dir}: pass CONFIG.yaml")
-    config = config_from_dict(RunDir(run_dir).read_config(), cls, origin=str(stored))
-    return load_config(config_to_dict(config), cls, overrides) if overrides else config
+    """The LM config `cls`: from `path`, or (resuming without one) from the run directory."""
+    return experiment_config(cls, path, run_dir, overrides, resume)
 
 
 def train_language_model(config: LMRunConfig, run_dir: str | Path, *, resume: bool = False,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attnlab.config import config_from_dict, config_to_dict, load_config
-from attnlab.errors import ConfigError
+from attnlab.config import config_to_dict
 from attnlab.train import distributed
 from attnlab.train.checkpoint import RunDir
+from attnlab.train.experiment import experiment_config
 from attnlab.train.loop import TrainResult, train
 from attnlab.train.rng import seed_everything
 
@@ -17,14 +17,8 @@ from .task import TranslationTask
 
 def load_run_config(path: str | None, run_dir: str | Path, overrides: list[str],
                     resume: bool) -> RunConfig:
-    """The experiment config: from `path`, or (resuming without one) from the run directory."""
-    if path is not None:
-        return load_config(path, RunConfig, overrides)
-    stored = RunDir(run_dir).file("config.json")
-    if not resume or not stored.is_file():
-        raise ConfigError(f"no config given and none stored in {run_dir}: pass CONFIG.yaml")
-    config = config_from_dict(RunDir(run_dir).read_config(), RunConfig, origin=str(stored))
-    return load_config(config_to_dict(config), RunConfig, overrides) if overrides else config
+    """The translation config: from `path`, or (resuming without one) from the run directory."""
+    return experiment_config(RunConfig, path, run_dir, overrides, resume)
 
 
 def build_task(config: RunConfig, run_dir: RunDir, context: distributed.DistContext,
