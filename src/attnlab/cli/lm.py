@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .train import add_train_arguments
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -16,13 +18,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Train next-word prediction on a text file (one sentence a line). "
         "Checkpoints (best, last), the vocabulary, the config and TensorBoard logs go to the "
         "run directory.")
-    train.add_argument("config", nargs="?", help="YAML config (optional with --resume)")
-    train.add_argument("--run", help="run directory (default: runs/<config name>)")
-    train.add_argument("--set", dest="overrides", action="append", default=[],
-                       metavar="KEY=VALUE", help="override a config value, e.g. train.lr=5e-4")
-    train.add_argument("--resume", action="store_true",
-                       help="continue from the run directory's last checkpoint")
-    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_train_arguments(train)
     train.set_defaults(func=run_train)
 
     evaluate = commands.add_parser(

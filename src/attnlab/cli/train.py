@@ -11,6 +11,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "train", help="train a translation model from a YAML config",
         description="Train a translation model. Checkpoints (best, last), vocabularies, the "
         "config and TensorBoard logs go to the run directory.")
+    add_train_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def add_train_arguments(parser: argparse.ArgumentParser) -> None:
+    """CONFIG, --run, --set, --resume, --no-progress: shared by every `... train` command."""
     parser.add_argument("config", nargs="?", help="YAML config (optional with --resume)")
     parser.add_argument("--run", help="run directory (default: runs/<config name>)")
     parser.add_argument("--set", dest="overrides", action="append", default=[],
@@ -18,7 +24,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue from the run directory's last checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
