@@ -7,13 +7,12 @@ from pathlib import Path
 
 import torch
 
-from attnlab.config import config_from_dict, config_to_dict
+from attnlab.config import config_from_dict
 from attnlab.data import Vocab, load_vocab
 from attnlab.errors import CheckpointError, ConfigError
 from attnlab.train.checkpoint import RunDir
-from attnlab.train.experiment import experiment_config
-from attnlab.train.loop import TrainResult, train
-from attnlab.train.rng import seed_everything
+from attnlab.train.experiment import experiment_config, run_experiment
+from attnlab.train.loop import TrainResult
 from attnlab.viz.heatmap import save_figure
 
 from .config import RunConfig
@@ -34,11 +33,8 @@ def load_run_config(path: str | None, run_dir: str | Path, overrides: list[str],
 def train_captioning(config: RunConfig, run_dir: str | Path, *, resume: bool = False,
                      progress: bool = True, log=print) -> TrainResult:
     """Build the task and train; the vocabulary, config and checkpoints go to `run_dir`."""
-    directory = RunDir(run_dir)
-    seed_everything(config.train.seed)  # the initial weights are part of the experiment
-    task = CaptionTask(config, directory.path, log=log)
-    directory.write_config(config_to_dict(config))
-    return train(task, config.train, directory, resume=resume, progress=progress)
+    return run_experiment(lambda log: CaptionTask(config, Path(run_dir), log=log), config,
+                          run_dir, resume=resume, progress=progress, log=log)
 
 
 @dataclass

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from .train import add_train_arguments
+from .train import add_train_arguments, run_training
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -76,14 +76,7 @@ def run_shapes(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     from attnlab.captioning.run import load_run_config, train_captioning
 
-    if args.config is None and args.run is None:
-        raise SystemExit("attnlab caption train: give CONFIG.yaml, or --run DIR with --resume")
-    run_dir = args.run or str(Path("runs") / Path(args.config).stem)
-    config = load_run_config(args.config, run_dir, args.overrides, args.resume)
-    result = train_captioning(config, run_dir, resume=args.resume,
-                              progress=not args.no_progress)
-    print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
-    return 0
+    return run_training(args, "attnlab caption train", load_run_config, train_captioning)
 
 
 def run_predict(args: argparse.Namespace) -> int:

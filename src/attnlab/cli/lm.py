@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from .train import add_train_arguments
+from .train import add_train_arguments, run_training
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -53,14 +52,10 @@ def run_train(args: argparse.Namespace) -> int:
     from attnlab.lm.config import LMRunConfig
     from attnlab.lm.run import run_config, train_language_model
 
-    if args.config is None and args.run is None:
-        raise SystemExit("attnlab lm train: give CONFIG.yaml, or --run DIR with --resume")
-    run_dir = args.run or str(Path("runs") / Path(args.config).stem)
-    config = run_config(LMRunConfig, args.config, run_dir, args.overrides, args.resume)
-    result = train_language_model(config, run_dir, resume=args.resume,
-                                  progress=not args.no_progress)
-    print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
-    return 0
+    def load(*where):
+        return run_config(LMRunConfig, *where)
+
+    return run_training(args, "attnlab lm train", load, train_language_model)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:

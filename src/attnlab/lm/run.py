@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from attnlab.config import config_from_dict, config_to_dict
+from attnlab.config import config_from_dict
 from attnlab.data import Vocab, load_vocab
 from attnlab.train.checkpoint import RunDir
-from attnlab.train.experiment import experiment_config
-from attnlab.train.loop import TrainResult, train
-from attnlab.train.rng import seed_everything
+from attnlab.train.experiment import experiment_config, run_experiment
+from attnlab.train.loop import TrainResult
 from attnlab.translation.loading import choose_checkpoint
 
 from .config import LMRunConfig
@@ -32,11 +31,8 @@ def run_config(cls: type[T], path: str | None, run_dir: str | Path, overrides: S
 def train_language_model(config: LMRunConfig, run_dir: str | Path, *, resume: bool = False,
                          progress: bool = True, log=print) -> TrainResult:
     """Build the task and train; the vocabulary, config and checkpoints go to `run_dir`."""
-    directory = RunDir(run_dir)
-    seed_everything(config.train.seed)  # the initial weights are part of the experiment
-    task = LanguageModelTask(config, directory.path, log=log)
-    directory.write_config(config_to_dict(config))
-    return train(task, config.train, directory, resume=resume, progress=progress)
+    return run_experiment(lambda log: LanguageModelTask(config, Path(run_dir), log=log), config,
+                          run_dir, resume=resume, progress=progress, log=log)
 
 
 @dataclass

@@ -1,15 +1,20 @@
-"""Which experiment config a `train` command runs: the YAML given, or the run directory's own."""
+"""What every `... train` command does: find the experiment config (the YAML given, or the run
+directory's own), build the task on every rank, and train."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from attnlab.config import config_from_dict, config_to_dict, load_config
 from attnlab.errors import ConfigError
 
+from . import distributed
 from .checkpoint import RunDir
+from .loop import TrainResult, train
+from .rng import seed_everything
+from .task import Task
 
 T = TypeVar("T")
 
@@ -25,3 +30,30 @@ def experiment_config(cls: type[T], path: str | None, run_dir: str | Path,
         raise ConfigError(f"no config given and none stored in {run_dir}: pass CONFIG.yaml")
     config = config_from_dict(RunDir(run_dir).read_config(), cls, origin=str(stored))
     return load_config(config_to_dict(config), cls, overrides) if overrides else config
+
+
+def prepare_task(make_task: Callable[[Callable], Task], config, run_dir: RunDir,
+                 context: distributed.DistContext, log=print) -> Task:
+    """Build the task on every rank: seeded (the initial weights are part of the experiment),
+    rank 0 first (it alone writes vocabularies and config.json; the others then read them)."""
+    seed_everything(config.train.seed)
+    if not context.is_main:
+        distributed.barrier(context)
+    task = make_task(log if context.is_main else lambda _: None)
+    if context.is_main:
+        run_dir.write_config(config_to_dict(config))
+        distributed.barrier(context)
+    return task
+
+
+def run_experiment(make_task: Callable[[Callable], Task], config, run_dir: str | Path, *,
+                   resume: bool = False, progress: bool = True, log=print) -> TrainResult:
+    """Train the task `make_task(log)` builds with `config.train`; under torchrun every rank
+    calls this (DistributedDataParallel, rank 0 writes)."""
+    context = distributed.setup(config.train.device)
+    try:
+        directory = RunDir(run_dir)
+        task = prepare_task(make_task, config, directory, context, log)
+        return train(task, config.train, directory, resume=resume, progress=progress)
+    finally:
+        distributed.teardown(context)
