@@ -2,41 +2,53 @@
 
     from attnlab.attention import Attention, LocalAttention, HardAttention, SCORES
 
-Every mechanism is called as `mechanism(query, keys, values=None, mask=None) -> (context, weights)`
-with query (B, Tq, Dq) or one step (B, Dq), keys (B, Tk, Dk), values (B, Tk, Dv), mask (B, Tk)
-bool (True = real), context (B, Tq, Dv) and weights (B, Tq, Tk).
+Every mechanism takes a built `Score` (or, for convenience, a SCORES name and its sizes) and is
+called as `mechanism(query, keys, values=None, mask=None) -> (context, weights)` with query
+(B, Tq, Dq) or one step (B, Dq), keys (B, Tk, Dk), values (B, Tk, Dv), mask (B, Tk) bool
+(True = real), context (B, Tq, Dv) and weights (B, Tq, Tk); `mechanism.attend(...)` returns
+an `AttentionOutput` with hard attention's draw as well.
 """
 
+from .base import AttentionOutput, HardSample, Mechanism
 from .core import attend, masked_softmax
 from .global_attention import Attention
 from .hard import (
     HardAttention,
-    HardAttentionOutput,
-    HardSample,
     MovingAverageBaseline,
     ReinforceTerms,
     reinforce_loss,
+    sequence_reinforce_loss,
 )
 from .local import LocalAttention, WindowedAttention
-from .scores import SCORES, Score, ScoreDims, build_score
+from .mechanisms import MECHANISMS, MechanismOptions, build_mechanism
+from .scores import SCORES, Score, ScoreDims, build_score, score_class
 from .self_attention import CausalSelfAttention, causal_mask
 
+HardAttentionOutput = AttentionOutput  # the name it had before every mechanism returned one
+
 __all__ = [
+    "MECHANISMS",
     "SCORES",
     "Attention",
+    "AttentionOutput",
     "CausalSelfAttention",
     "HardAttention",
     "HardAttentionOutput",
     "HardSample",
     "LocalAttention",
+    "Mechanism",
+    "MechanismOptions",
     "MovingAverageBaseline",
     "ReinforceTerms",
     "Score",
     "ScoreDims",
     "WindowedAttention",
     "attend",
+    "build_mechanism",
     "build_score",
     "causal_mask",
     "masked_softmax",
     "reinforce_loss",
+    "score_class",
+    "sequence_reinforce_loss",
 ]

@@ -14,57 +14,26 @@ from typing import Literal
 import torch
 from torch import Tensor, nn
 
-from .core import as_query_sequence
+from .base import AttentionOutput, HardSample, Mechanism, Position
 from .global_attention import Attention
+from .scores import Score
 
 TINY = 1e-30  # keeps log(alpha) finite where a real key's weight underflowed to 0
 
 
-@dataclass
-class HardSample:
-    """What one hard-attention call drew; every field is (B, Tq).
-
-    index: the chosen key (sampled in training, argmax in eval); log_prob: log alpha at index,
-    0 where the expectation was used or the query had no real key; entropy: H[alpha_t];
-    expectation: True where the soft expectation replaced the sample.
-    """
-
-    index: Tensor
-    log_prob: Tensor
-    entropy: Tensor
-    expectation: Tensor
-
-
-@dataclass
-class HardAttentionOutput:
-    """context (B, Tq, Dv); weights (B, Tq, Tk) the soft alpha sampled from; sample: HardSample."""
-
-    context: Tensor
-    weights: Tensor
-    sample: HardSample
-
-
-class HardAttention(nn.Module):
+class HardAttention(Mechanism):
     """Stochastic hard attention over any score of SCORES.
 
-    forward(query, keys, values=None, mask=None) -> (context, weights) like `Attention`; use
-    `sample(...)` to also get the `HardSample` needed for `reinforce_loss`. In eval mode it is
-    deterministic: the soft expectation (`eval_mode="expectation"`, as in Xu et al.'s code) or the
-    value of the most likely key (`eval_mode="argmax"`).
+    HardAttention(score, expectation_prob=0.5, eval_mode="expectation") with a built Score, or
+    with a SCORES name and its sizes. forward(query, keys, values=None, mask=None) -> (context,
+    weights) like `Attention`; `attend(...)` (or its alias `sample(...)`) also returns the
+    `HardSample` needed for `reinforce_loss`. In eval mode it is deterministic: the soft
+    expectation (`eval_mode="expectation"`, as in Xu et al.'s code) or the value of the most
+    likely key (`eval_mode="argmax"`).
     """
 
-    def __init__(
-        self,
-        score: str,
-        *,
-        query_dim: int,
-        key_dim: int,
-        hidden_dim: int | None = None,
-        max_len: int | None = None,
-        sharpness: float | None = None,
-        expectation_prob: float = 0.5,
-        eval_mode: Literal["expectation", "argmax"] = "expectation",
-    ):
+    def __init__(self, score: Score | str, *, expectation_prob: float = 0.5,
+                 eval_mode: Literal["expectation", "argmax"] = "expectation", **dims):
         super().__init__()
         if not 0.0 <= expectation_prob <= 1.0:
             raise ValueError(
@@ -74,68 +43,44 @@ class HardAttention(nn.Module):
             raise ValueError(
                 f"HardAttention: eval_mode must be 'expectation' or 'argmax', got {eval_mode!r}"
             )
-        self.soft = Attention(
-            score, query_dim=query_dim, key_dim=key_dim, hidden_dim=hidden_dim,
-            max_len=max_len, sharpness=sharpness,
-        )
+        self.soft = Attention(score, **dims)  # the alpha it samples from
         self.expectation_prob, self.eval_mode = expectation_prob, eval_mode
 
     @property
-    def score(self):
+    def score(self) -> Score:
         return self.soft.score
 
-    def project_keys(self, keys: Tensor) -> Tensor:
-        return self.soft.project_keys(keys)
+    def sample(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
+               mask: Tensor | None = None, *, projected_keys: Tensor | None = None,
+               generator: torch.Generator | None = None) -> AttentionOutput:
+        """`attend` under the name the paper's operation has: context, alpha and the draw."""
+        return self.attend(query, keys, values, mask, projected_keys=projected_keys,
+                           generator=generator)
 
-    def sample(
-        self,
-        query: Tensor,
-        keys: Tensor,
-        values: Tensor | None = None,
-        mask: Tensor | None = None,
-        *,
-        projected_keys: Tensor | None = None,
-        generator: torch.Generator | None = None,
-    ) -> HardAttentionOutput:
-        """Like forward, plus the sample; query (B, Tq, Dq) or (B, Dq). See HardAttentionOutput."""
-        query, is_step = as_query_sequence(query, f"HardAttention({self.score.name!r})")
-        values = keys if values is None else values
-        soft_context, weights = self.soft(query, keys, values, mask, projected_keys=projected_keys)
+    def attend_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
+                        key_mask: Tensor | None, projected_keys: Tensor,
+                        call: Position) -> AttentionOutput:
+        soft = self.soft.attend_sequence(query, keys, values, key_mask, projected_keys, call)
+        weights = soft.weights  # (B, Tq, Tk)
         batch, queries, num_keys = weights.shape
         has_key = weights.sum(-1) > 0  # (B, Tq): queries with at least one real key
         if self.training:
             # multinomial needs a positive row: give key-less queries a dummy uniform row.
             probs = torch.where(has_key.unsqueeze(-1), weights.detach(), 1.0).reshape(-1, num_keys)
-            index = torch.multinomial(probs, 1, generator=generator).view(batch, queries)
-            coins = torch.rand(batch, queries, generator=generator, device=query.device)
+            index = torch.multinomial(probs, 1, generator=call.generator).view(batch, queries)
+            coins = torch.rand(batch, queries, generator=call.generator, device=query.device)
             expectation = coins < self.expectation_prob
         else:
             index = weights.argmax(-1)
             expectation = torch.full_like(has_key, self.eval_mode == "expectation")
         chosen_value = values.gather(1, index.unsqueeze(-1).expand(-1, -1, values.shape[-1]))
         chosen_value = chosen_value * has_key.unsqueeze(-1)  # (B, Tq, Dv); zero without keys
-        context = torch.where(expectation.unsqueeze(-1), soft_context, chosen_value)
+        context = torch.where(expectation.unsqueeze(-1), soft.context, chosen_value)
         chosen_weight = weights.gather(-1, index.unsqueeze(-1)).squeeze(-1)  # (B, Tq)
         sampled = has_key & ~expectation
         log_prob = torch.where(sampled, chosen_weight.clamp_min(TINY).log(), 0.0)
         entropy = -(weights * weights.clamp_min(TINY).log()).sum(-1)  # (B, Tq)
-        sample = HardSample(index, log_prob, entropy, expectation)
-        if is_step:
-            sample = HardSample(*(field.squeeze(1) for field in vars(sample).values()))
-            return HardAttentionOutput(context.squeeze(1), weights.squeeze(1), sample)
-        return HardAttentionOutput(context, weights, sample)
-
-    def forward(
-        self,
-        query: Tensor,
-        keys: Tensor,
-        values: Tensor | None = None,
-        mask: Tensor | None = None,
-        *,
-        projected_keys: Tensor | None = None,
-    ) -> tuple[Tensor, Tensor]:
-        out = self.sample(query, keys, values, mask, projected_keys=projected_keys)
-        return out.context, out.weights
+        return AttentionOutput(context, weights, HardSample(index, log_prob, entropy, expectation))
 
 
 class MovingAverageBaseline(nn.Module):
@@ -202,3 +147,18 @@ def reinforce_loss(
         reinforce=reinforce.detach().mean(),
         entropy=entropy.detach().mean(),
     )
+
+
+def sequence_reinforce_loss(token_nll: Tensor, mask: Tensor, sample_log_prob: Tensor,
+                            entropy: Tensor, baseline: MovingAverageBaseline, *,
+                            lambda_r: float, lambda_e: float) -> ReinforceTerms:
+    """`reinforce_loss` for a batch of sequences decoded with hard attention.
+
+    token_nll (B, T) -log p(y_t | s~, a), zero at padding; mask (B, T) bool, True = real step;
+    sample_log_prob / entropy (B, T): each step's log p(s~_t | a) and H[alpha_t]. Sums over the
+    real steps and takes the baseline b_{k-1} from `baseline` (which then folds this batch in).
+    """
+    log_likelihood = -(token_nll * mask).sum(-1)  # (B,) log p(y | s~, a)
+    return reinforce_loss(log_likelihood, (sample_log_prob * mask).sum(-1),
+                          (entropy * mask).sum(-1), baseline.update(log_likelihood),
+                          lambda_r=lambda_r, lambda_e=lambda_e)

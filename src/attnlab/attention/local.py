@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from .core import as_query_sequence, check_keys_values, key_mask_for_scores, masked_softmax
-from .scores import ScoreDims, build_score, gather_rows
+from .base import AttentionOutput, Mechanism, Position, resolve_score
+from .core import masked_softmax
+from .scores import Score, gather_rows
 
 
 @dataclass
@@ -42,30 +43,21 @@ class WindowedAttention:
         return dense.scatter_add_(-1, self.positions, self.weights)  # in place: no 2nd copy
 
 
-class LocalAttention(nn.Module):
+class LocalAttention(Mechanism):
     """Luong's local-m (`predictive=False`) and local-p (`predictive=True`) attention.
 
-    forward(query, keys, values=None, mask=None, offset=0) -> (context, weights) with the shapes
-    of `Attention`; weights are exactly 0 outside [round(p_t) - window, round(p_t) + window] and on
-    padding. `offset` (int or (B,) tensor) is the source position of the first query for local-m:
-    a decoder at step t passes offset=t with a one-step query.
+    LocalAttention(score, window=D, predictive=) with a built Score, or with a SCORES name and
+    its sizes (query_dim=, key_dim=, ...). forward(query, keys, values=None, mask=None, offset=0)
+    -> (context, weights) with the shapes of `Attention`; weights are exactly 0 outside
+    [round(p_t) - window, round(p_t) + window] and on padding. `offset` (int or (B,) tensor) is
+    the source position of the first query for local-m: a decoder at step t passes offset=t with
+    a one-step query (`attend(..., first_step=t)` is the same).
     """
 
     chunk_elements = 1 << 22  # gathered window elements per chunk of queries (16 MiB in fp32)
 
-    def __init__(
-        self,
-        score: str,
-        *,
-        window: int,
-        predictive: bool,
-        query_dim: int,
-        key_dim: int,
-        hidden_dim: int | None = None,
-        max_len: int | None = None,
-        sharpness: float | None = None,
-        position_hidden: int | None = None,
-    ):
+    def __init__(self, score: Score | str, *, window: int, predictive: bool,
+                 position_hidden: int | None = None, **dims):
         super().__init__()
         kind = "local-p" if predictive else "local-m"
         if not isinstance(window, int) or window < (1 if predictive else 0):
@@ -73,10 +65,10 @@ class LocalAttention(nn.Module):
                 f"{kind} attention needs an integer window half-width D >= "
                 f"{1 if predictive else 0} (sigma = D/2), got window={window!r}"
             )
-        dims = ScoreDims(query_dim, key_dim, hidden_dim, max_len, sharpness)
-        self.score = build_score(score, dims)
+        self.score = resolve_score(score, dims)
         self.window, self.predictive, self.kind = window, predictive, kind
         if predictive:
+            query_dim = self.score.query_dim
             hidden = position_hidden or query_dim
             self.position_proj = nn.Linear(query_dim, hidden, bias=False)  # W_p
             self.position_v = nn.Linear(hidden, 1, bias=False)  # v_p
@@ -84,11 +76,6 @@ class LocalAttention(nn.Module):
     @property
     def who(self) -> str:
         return f"LocalAttention({self.score.name!r}, {self.kind})"
-
-    def project_keys(self, keys: Tensor) -> Tensor:
-        """The key-side work, done once per source sentence: (B, Tk, Dk) -> (B, Tk, H)."""
-        self.score.check_dims(None, keys)
-        return self.score.project_keys(keys)
 
     def centres(self, query: Tensor, lengths: Tensor, offset: int | Tensor) -> Tensor:
         """p_t for each query: query (B, Tq, Dq), lengths (B, 1 or Tq) real keys -> (B, Tq)."""
@@ -100,24 +87,24 @@ class LocalAttention(nn.Module):
         offset = torch.as_tensor(offset, device=query.device, dtype=query.dtype).reshape(-1, 1)
         return (offset + steps).expand(batch, queries)
 
-    def attend_window(
-        self,
-        query: Tensor,
-        keys: Tensor,
-        values: Tensor | None = None,
-        mask: Tensor | None = None,
-        offset: int | Tensor = 0,
-        *,
-        projected_keys: Tensor | None = None,
-    ) -> WindowedAttention:
+    def attend_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
+                        key_mask: Tensor | None, projected_keys: Tensor,
+                        call: Position) -> AttentionOutput:
+        local = self._windows(query, values, key_mask, projected_keys, call.first_step)
+        return AttentionOutput(local.context, local.dense_weights(keys.shape[1]))
+
+    def attend_window(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
+                      mask: Tensor | None = None, offset: int | Tensor = 0, *,
+                      projected_keys: Tensor | None = None) -> WindowedAttention:
         """Local attention without the dense matrix; query (B, Tq, Dq). See `WindowedAttention`."""
-        values = keys if values is None else values
-        check_keys_values(keys, values, query.shape[0], self.who)
-        self.score.check_dims(query, keys)
-        batch, queries, num_keys = query.shape[0], query.shape[1], keys.shape[1]
-        key_mask = key_mask_for_scores(mask, keys, queries, self.who)  # (B, 1|Tq, Tk) or None
-        if projected_keys is None:
-            projected_keys = self.score.project_keys(keys)  # (B, Tk, H)
+        values, key_mask, projected_keys = self.checked(query, keys, values, mask, projected_keys)
+        return self._windows(query, values, key_mask, projected_keys, offset)
+
+    def _windows(self, query: Tensor, values: Tensor, key_mask: Tensor | None,
+                 projected_keys: Tensor, offset: int | Tensor) -> WindowedAttention:
+        """Eq. 9-10 over windows: query (B, Tq, Dq), values (B, Tk, Dv), key_mask (B, 1|Tq, Tk)
+        or None, projected_keys (B, Tk, H)."""
+        batch, queries, num_keys = query.shape[0], query.shape[1], values.shape[1]
         lengths = key_mask.sum(-1) if key_mask is not None else query.new_full((batch, 1), num_keys)
         centres = self.centres(query, lengths, offset)  # (B, Tq) real-valued p_t
         slots = torch.arange(-self.window, self.window + 1, device=query.device)
@@ -159,21 +146,9 @@ class LocalAttention(nn.Module):
         window_values = gather_rows(values, positions)  # (B, C, W, Dv)
         return (weights.unsqueeze(-2) @ window_values).squeeze(-2), weights
 
-    def forward(
-        self,
-        query: Tensor,
-        keys: Tensor,
-        values: Tensor | None = None,
-        mask: Tensor | None = None,
-        offset: int | Tensor = 0,
-        *,
-        projected_keys: Tensor | None = None,
-    ) -> tuple[Tensor, Tensor]:
-        query, is_step = as_query_sequence(query, self.who)
-        local = self.attend_window(
-            query, keys, values, mask, offset, projected_keys=projected_keys
-        )
-        weights = local.dense_weights(keys.shape[1])  # (B, Tq, Tk)
-        if is_step:
-            return local.context.squeeze(1), weights.squeeze(1)
-        return local.context, weights
+    def forward(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
+                mask: Tensor | None = None, offset: int | Tensor = 0, *,
+                projected_keys: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        out = self.attend(query, keys, values, mask, projected_keys=projected_keys,
+                          first_step=offset)
+        return out.context, out.weights

@@ -8,6 +8,7 @@ reads a built module's parameters and loops over batch, query and key.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from torch import Tensor
@@ -52,19 +53,23 @@ def key_strength(score: Cosine, q: Tensor) -> Tensor | float:
     return 1 + torch.log1p(torch.exp(z))
 
 
+# One line per score class: its score(q, k) for one query (Dq,) and one key (Dk,), from the
+# module's parameters. (Location has no pair form: see `alignment`.)
+PAIR_SCORES: dict[type[Score], Callable[[Score, Tensor, Tensor], Tensor]] = {
+    Dot: lambda score, q, k: dot(q, k),
+    ScaledDot: lambda score, q, k: scaled_dot(q, k),
+    General: lambda score, q, k: general(q, k, score.key_proj.weight),
+    Additive: lambda score, q, k: additive(q, k, score.query_proj.weight, score.key_proj.weight,
+                                           score.v.weight[0]),
+    Cosine: lambda score, q, k: cosine(q, k, key_strength(score, q)),
+}
+
+
 def pair_score(score: Score, q: Tensor, k: Tensor) -> Tensor:
     """score(q, k) for one query (Dq,) and one key (Dk,), from the module's parameters."""
-    if isinstance(score, ScaledDot):
-        return scaled_dot(q, k)
-    if isinstance(score, Dot):
-        return dot(q, k)
-    if isinstance(score, General):
-        return general(q, k, score.key_proj.weight)
-    if isinstance(score, Additive):
-        return additive(q, k, score.query_proj.weight, score.key_proj.weight, score.v.weight[0])
-    if isinstance(score, Cosine):
-        return cosine(q, k, key_strength(score, q))
-    raise TypeError(f"no reference for {type(score).__name__}")
+    if type(score) not in PAIR_SCORES:
+        raise TypeError(f"no reference for {type(score).__name__}")
+    return PAIR_SCORES[type(score)](score, q, k)
 
 
 def softmax_over(scores: dict[int, Tensor]) -> dict[int, Tensor]:

@@ -7,14 +7,17 @@ Every score is split in two so the key side is computed once per source sentence
     scores = score.window(query, projected, positions)   # only the keys at positions (B, Tq, W)
 
 A decoder keeps `projected` (and reorders it with its beams); it is returned, never stored on the
-module. To add a score: write one class and add one line to `SCORES`.
+module. A score declares what it needs (`needs_equal_dims`, `needs_max_len`) so that callers ask
+before building instead of catching an error. To add a score: write one class (with `from_dims`),
+add one line to `SCORES` and one to `attnlab.attention.reference.PAIR_SCORES`.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -69,10 +72,19 @@ class Score(nn.Module):
     """score(q, k) for every query-key pair, with the key side computed once."""
 
     name = "score"
+    needs_equal_dims: ClassVar[bool] = False  # compares q and k directly: query_dim == key_dim
+    needs_max_len: ClassVar[bool] = False  # addresses source positions: needs max_len
 
     def __init__(self, query_dim: int, key_dim: int):
         super().__init__()
+        if self.needs_equal_dims and query_dim != key_dim:
+            raise ValueError(unmet_need(type(self), ScoreDims(query_dim, key_dim)))
         self.query_dim, self.key_dim = query_dim, key_dim
+
+    @classmethod
+    def from_dims(cls, dims: ScoreDims) -> Score:
+        """Build from the numbers a score may need; each score reads only its own."""
+        return cls(dims.query_dim, dims.key_dim)
 
     def project_keys(self, keys: Tensor) -> Tensor:
         """The query-independent part: keys (B, Tk, Dk) -> (B, Tk, H)."""
@@ -118,32 +130,20 @@ class DotProduct(Score):
         return self.project_query(query) @ projected_keys.transpose(1, 2)
 
 
-def require_equal_dims(name: str, query_dim: int, key_dim: int) -> None:
-    if query_dim != key_dim:
-        raise ValueError(
-            f"the {name} score compares query and key directly, so it needs query_dim == "
-            f"key_dim, got query_dim={query_dim}, key_dim={key_dim}; use 'general' or "
-            f"'additive' for different sizes"
-        )
-
-
 class Dot(DotProduct):
     """q^T k (Luong et al. 2015, eq. 8 'dot')."""
 
     name = "dot"
-
-    def __init__(self, query_dim: int, key_dim: int):
-        require_equal_dims(self.name, query_dim, key_dim)
-        super().__init__(query_dim, key_dim)
+    needs_equal_dims = True
 
 
 class ScaledDot(DotProduct):
     """q^T k / sqrt(d_k) (Vaswani et al. 2017, eq. 1). The query is scaled, not the scores."""
 
     name = "scaled_dot"
+    needs_equal_dims = True
 
     def __init__(self, query_dim: int, key_dim: int):
-        require_equal_dims(self.name, query_dim, key_dim)
         super().__init__(query_dim, key_dim)
         self.scale = 1.0 / math.sqrt(key_dim)
 
@@ -172,14 +172,18 @@ class Cosine(DotProduct):
     """
 
     name = "cosine"
+    needs_equal_dims = True
 
     def __init__(self, query_dim: int, key_dim: int, sharpness: float | None = None):
-        require_equal_dims(self.name, query_dim, key_dim)
         if sharpness is not None and not sharpness > 0:
             raise ValueError(f"cosine score: sharpness must be > 0, got {sharpness}")
         super().__init__(query_dim, key_dim)
         self.sharpness = sharpness
         self.strength = nn.Linear(query_dim, 1) if sharpness is None else None
+
+    @classmethod
+    def from_dims(cls, dims: ScoreDims) -> Cosine:
+        return cls(dims.query_dim, dims.key_dim, dims.sharpness)
 
     def key_strength(self, query: Tensor) -> Tensor:
         """beta for each query: (B, Tq, Dq) -> (B, Tq, 1)."""
@@ -206,6 +210,10 @@ class Additive(Score):
         self.key_proj = nn.Linear(key_dim, hidden_dim, bias=False)  # U_a, once per sentence
         self.v = nn.Linear(hidden_dim, 1, bias=False)  # v_a
 
+    @classmethod
+    def from_dims(cls, dims: ScoreDims) -> Additive:
+        return cls(dims.query_dim, dims.key_dim, dims.hidden_dim)
+
     def project_keys(self, keys: Tensor) -> Tensor:
         return self.key_proj(keys)  # (B, Tk, H)
 
@@ -226,16 +234,19 @@ class Location(Score):
     """
 
     name = "location"
+    needs_max_len = True
 
     def __init__(self, query_dim: int, key_dim: int, max_len: int | None):
-        if max_len is None or max_len < 1:
-            raise ValueError(
-                f"the location score needs max_len (the number of source positions it can "
-                f"address), got max_len={max_len}"
-            )
+        problem = unmet_need(Location, ScoreDims(query_dim, key_dim, max_len=max_len))
+        if problem is not None:
+            raise ValueError(problem)
         super().__init__(query_dim, key_dim)
         self.max_len = max_len
         self.position_logits = nn.Linear(query_dim, max_len, bias=False)  # W_a
+
+    @classmethod
+    def from_dims(cls, dims: ScoreDims) -> Location:
+        return cls(dims.query_dim, dims.key_dim, dims.max_len)
 
     def project_keys(self, keys: Tensor) -> Tensor:
         # Only the length matters: an empty feature axis keeps (B, Tk) for beams to reorder.
@@ -253,23 +264,44 @@ class Location(Score):
         return self.position_logits(query).gather(-1, positions)  # (B, Tq, W)
 
 
-ScoreFactory = Callable[[ScoreDims], Score]
-
-SCORES: dict[str, ScoreFactory] = {
-    "cosine": lambda d: Cosine(d.query_dim, d.key_dim, d.sharpness),
-    "additive": lambda d: Additive(d.query_dim, d.key_dim, d.hidden_dim),
-    "concat": lambda d: Additive(d.query_dim, d.key_dim, d.hidden_dim),
-    "location": lambda d: Location(d.query_dim, d.key_dim, d.max_len),
-    "general": lambda d: General(d.query_dim, d.key_dim),
-    "dot": lambda d: Dot(d.query_dim, d.key_dim),
-    "scaled_dot": lambda d: ScaledDot(d.query_dim, d.key_dim),
+SCORES: dict[str, type[Score]] = {
+    "cosine": Cosine,
+    "additive": Additive,
+    "concat": Additive,
+    "location": Location,
+    "general": General,
+    "dot": Dot,
+    "scaled_dot": ScaledDot,
 }
 
 
-def build_score(name: str, dims: ScoreDims) -> Score:
-    """The score called `name` in SCORES, built for `dims`."""
+def score_class(name: str) -> type[Score]:
+    """The class SCORES names; a ValueError naming the closest valid score otherwise."""
     if name not in SCORES:
-        raise ValueError(f"unknown score {name!r}; options: {sorted(SCORES)}")
-    score = SCORES[name](dims)
+        close = difflib.get_close_matches(str(name), list(SCORES), n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ValueError(f"unknown score {name!r}; {hint}options: {', '.join(sorted(SCORES))}")
+    return SCORES[name]
+
+
+def unmet_need(cls: type[Score], dims: ScoreDims) -> str | None:
+    """Why `cls` cannot be built for `dims` (one sentence), or None when it can."""
+    if cls.needs_equal_dims and dims.query_dim != dims.key_dim:
+        return (f"the {cls.name} score compares query and key directly, so it needs query_dim "
+                f"== key_dim, got query_dim={dims.query_dim}, key_dim={dims.key_dim}; use "
+                f"'general' or 'additive' for different sizes")
+    if cls.needs_max_len and (dims.max_len is None or dims.max_len < 1):
+        return (f"the {cls.name} score needs max_len (the number of source positions it can "
+                f"address), got max_len={dims.max_len}")
+    return None
+
+
+def build_score(name: str, dims: ScoreDims) -> Score:
+    """The score called `name` in SCORES, built for `dims` (ValueError naming what is off)."""
+    cls = score_class(name)
+    problem = unmet_need(cls, dims)
+    if problem is not None:
+        raise ValueError(problem.replace(f"the {cls.name} score", f"the {name} score", 1))
+    score = cls.from_dims(dims)
     score.name = name  # error messages use the name the user chose ("concat", not "additive")
     return score

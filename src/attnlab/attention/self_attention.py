@@ -10,6 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from .global_attention import Attention
+from .scores import Score
 
 
 def causal_mask(length: int, device: torch.device | None = None, *, strict: bool = True) -> Tensor:
@@ -21,6 +22,8 @@ def causal_mask(length: int, device: torch.device | None = None, *, strict: bool
 class CausalSelfAttention(nn.Module):
     """Each position attends over the earlier real positions of the same sequence.
 
+    CausalSelfAttention(score, include_self=False) with a built Score, or with a SCORES name and
+    its sizes (key_dim defaults to query_dim).
     forward(queries, keys=None, values=None, mask=None) -> (context, weights):
     queries (B, T, Dq); keys (B, T, Dk), default the queries; values (B, T, Dv), default the keys;
     mask (B, T) bool, True = real. Returns context (B, T, Dv) and weights (B, T, T) with zeros on
@@ -28,18 +31,11 @@ class CausalSelfAttention(nn.Module):
     nothing earlier, gets zero weights and a zero context.
     """
 
-    def __init__(
-        self,
-        score: str,
-        *,
-        query_dim: int,
-        key_dim: int | None = None,
-        include_self: bool = False,
-        **score_options,
-    ):
+    def __init__(self, score: Score | str, *, include_self: bool = False, **dims):
         super().__init__()
-        self.attention = Attention(score, query_dim=query_dim, key_dim=key_dim or query_dim,
-                                   **score_options)
+        if isinstance(score, str):  # keys default to the queries: one size
+            dims.setdefault("key_dim", dims.get("query_dim"))
+        self.attention = Attention(score, **dims)
         self.include_self = include_self
 
     def forward(

@@ -1,14 +1,10 @@
-"""Decoding: greedy and beam search over a trained Seq2Seq, translation of plain sentences with
-their attention at piece and word level, and forced alignment of given references."""
+"""Search over any model that implements the `Searchable` protocol (start / step / reorder):
+greedy and batched beam search, the GNMT length penalty, and what they return."""
 
 from .beam import beam_search
-from .common import Hypothesis, length_penalty
-from .forced import ForcedAlignment, forced_alignment
+from .common import Hypothesis, evaluating, length_penalty, log_probs, next_token_scores
 from .greedy import greedy_search
-from .labels import LabelledAttention
-from .translate import TranslationResult, iter_translate, translate
+from .protocol import Searchable, SearchState
 
-__all__ = [
-    "ForcedAlignment", "Hypothesis", "LabelledAttention", "TranslationResult", "beam_search",
-    "forced_alignment", "greedy_search", "iter_translate", "length_penalty", "translate",
-]
+__all__ = ["Hypothesis", "SearchState", "Searchable", "beam_search", "evaluating",
+           "greedy_search", "length_penalty", "log_probs", "next_token_scores"]

@@ -22,7 +22,6 @@ import torch
 from torch import Tensor
 
 from attnlab.data import BOS_ID, EOS_ID
-from attnlab.models import DecoderState, Seq2Seq
 
 from .common import (
     Hypothesis,
@@ -32,6 +31,7 @@ from .common import (
     next_token_scores,
     step_limits,
 )
+from .protocol import Searchable, SearchState
 
 
 @dataclass
@@ -60,17 +60,15 @@ class _Beams:
     scores: Tensor
     tokens: Tensor
     attention: Tensor | None
-    state: DecoderState
+    state: SearchState
 
     @classmethod
-    def start(cls, state: DecoderState, limits: Tensor, beam_size: int) -> _Beams:
+    def start(cls, state: SearchState, limits: Tensor, beam_size: int) -> _Beams:
         """Repeat every sentence's state and memory K times; only beam 0 is live at first, so
         the first step does not propose the same extension K times."""
         batch = limits.shape[0]
         rows = torch.arange(batch, device=limits.device).repeat_interleave(beam_size)
-        state = state.reorder(rows)
-        if state.memory is not None:
-            state = state.with_memory(state.memory.select(rows))  # the one memory expansion
+        state = state.reorder(rows, memory=True)  # the one memory expansion
         scores = torch.full((batch, beam_size), float("-inf"), device=limits.device)
         scores[:, 0] = 0.0
         return cls(rows.view(batch, beam_size)[:, 0], limits, torch.zeros_like(limits), scores,
@@ -82,7 +80,7 @@ class _Beams:
             (self.tokens.shape[0],), BOS_ID)
 
 
-def beam_search(model: Seq2Seq, src: Tensor, src_mask: Tensor, *, beam_size: int,
+def beam_search(model: Searchable, src: Tensor, src_mask: Tensor, *, beam_size: int,
                 alpha: float = 1.0, max_len: MaxLen, n_best: int = 1) -> list[list[Hypothesis]]:
     """Beam search over src (B, S) / src_mask (B, S) -> per sentence its n_best hypotheses,
     best first by score = log_prob / ((5 + |Y|) / 6) ** alpha (GNMT, Wu et al. 2016).
@@ -95,12 +93,10 @@ def beam_search(model: Seq2Seq, src: Tensor, src_mask: Tensor, *, beam_size: int
                          f"beam_size={beam_size}")
     with evaluating(model):
         limits = step_limits(max_len, src_mask)  # (B,)
-        state = model.decoder.start(model.encode(src, src_mask))
-        beams = _Beams.start(state, limits, beam_size)
+        beams = _Beams.start(model.start(src, src_mask), limits, beam_size)
         finished: list[_Finished] = []
         for step in range(int(limits.max())):
-            logits, weights, state = model.decoder.step(beams.last_tokens(), beams.state)
-            beams.state = state
+            logits, weights, beams.state = model.step(beams.last_tokens(), beams.state)
             beams = _advance(beams, next_token_scores(logits), weights, step + 1, finished)
             if beams is None:
                 break
@@ -134,16 +130,15 @@ def _advance(beams: _Beams, scores: Tensor, weights: Tensor | None, length: int,
     alive = (beams.done < beam_size) & ~at_limit.squeeze(1)  # (N,)
     if not alive.any():
         return None
-    memory = beams.state.memory
-    if not alive.all():  # shrink: the done sentences leave the batch
+    shrink = not alive.all()
+    if shrink:  # the done sentences leave the batch
         kept = alive.nonzero().squeeze(1)
         rows, new_tokens, new_scores = rows[kept], new_tokens[kept], new_scores[kept]
-        if memory is not None:  # the memory is per sentence, rows n*K..n*K+K-1 are equal
-            memory = memory.select(_sentence_rows(kept, beam_size))
         beams.sentence, beams.limits = beams.sentence[kept], beams.limits[kept]
         beams.done = beams.done[kept]
     flat = rows.reshape(-1)  # (N'*K,)
-    beams.state = beams.state.reorder(flat).with_memory(memory)
+    # Rows of one sentence hold equal memory, so reordering it by `flat` keeps the right one.
+    beams.state = beams.state.reorder(flat, memory=shrink)
     beams.tokens = torch.cat([beams.tokens[flat], new_tokens.reshape(-1, 1)], 1)
     beams.attention = _extend(beams.attention, weights, flat)
     beams.scores = new_scores
@@ -165,12 +160,6 @@ def _extend(history: Tensor | None, weights: Tensor | None, rows: Tensor) -> Ten
         return None
     new = weights[rows].unsqueeze(1)
     return new if history is None else torch.cat([history[rows], new], 1)
-
-
-def _sentence_rows(sentences: Tensor, beam_size: int) -> Tensor:
-    """Row indices n*K + k of the given sentences n (N',) -> (N'*K,)."""
-    beams = torch.arange(beam_size, device=sentences.device)
-    return (sentences.unsqueeze(1) * beam_size + beams).reshape(-1)
 
 
 def _collect(finished: list[_Finished], src_mask: Tensor, alpha: float,

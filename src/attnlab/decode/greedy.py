@@ -6,7 +6,6 @@ import torch
 from torch import Tensor
 
 from attnlab.data import BOS_ID, EOS_ID
-from attnlab.models import Seq2Seq
 
 from .common import (
     Hypothesis,
@@ -16,9 +15,10 @@ from .common import (
     next_token_scores,
     step_limits,
 )
+from .protocol import Searchable
 
 
-def greedy_search(model: Seq2Seq, src: Tensor, src_mask: Tensor, *, max_len: MaxLen,
+def greedy_search(model: Searchable, src: Tensor, src_mask: Tensor, *, max_len: MaxLen,
                   alpha: float = 1.0) -> list[Hypothesis]:
     """Decode src (B, S) / src_mask (B, S) greedily -> one Hypothesis per sentence.
 
@@ -29,7 +29,7 @@ def greedy_search(model: Seq2Seq, src: Tensor, src_mask: Tensor, *, max_len: Max
     """
     with evaluating(model):
         limits = step_limits(max_len, src_mask)  # (B,)
-        state = model.decoder.start(model.encode(src, src_mask))
+        state = model.start(src, src_mask)
         batch = src.shape[0]
         tokens = src.new_full((batch,), BOS_ID)
         running = torch.ones(batch, dtype=torch.bool, device=src.device)
@@ -37,7 +37,7 @@ def greedy_search(model: Seq2Seq, src: Tensor, src_mask: Tensor, *, max_len: Max
         log_prob = None
         outputs, weights = [], []
         for step in range(int(limits.max())):
-            logits, attention, state = model.decoder.step(tokens, state)
+            logits, attention, state = model.step(tokens, state)
             scores = next_token_scores(logits)  # (B, V)
             tokens = scores.argmax(-1)
             gained = scores.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)

@@ -28,15 +28,14 @@ class DecoderState:
     memory: Memory | None
     step: int = 0
 
-    def reorder(self, index: Tensor) -> DecoderState:
+    def reorder(self, index: Tensor, *, memory: bool = False) -> DecoderState:
         """Follow the beams: index (B',) picks the hypotheses to keep. The memory is per sentence
-        and is reordered separately (`Memory.select`) only when sentences leave the batch."""
+        (the beams of a sentence share it) and is reordered only with `memory=True`, when the
+        set of sentences changes (see attnlab.decode.SearchState)."""
         rnn = tuple(part.index_select(1, index) for part in self.rnn)
         feed = None if self.feed is None else self.feed.index_select(0, index)
-        return replace(self, rnn=rnn, feed=feed)
-
-    def with_memory(self, memory: Memory | None) -> DecoderState:
-        return replace(self, memory=memory)
+        kept = self.memory.select(index) if memory and self.memory is not None else self.memory
+        return replace(self, rnn=rnn, feed=feed, memory=kept)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from torch import Tensor, nn
 from attnlab.attention import MovingAverageBaseline, reinforce_loss
 
 from .config import AttentionConfig
-from .decoder_base import DecoderOutput
+from .decoder_base import DecoderOutput, DecoderState
 from .decoders import RecurrentDecoder
 from .encoder import EncoderOutput, RNNEncoder
 
@@ -38,6 +38,15 @@ class Seq2Seq(nn.Module):
 
     def encode(self, src: Tensor, src_mask: Tensor) -> EncoderOutput:
         return self.encoder(src, src_mask)
+
+    def start(self, src: Tensor, src_mask: Tensor) -> DecoderState:
+        """Encode once and start decoding (attnlab.decode.Searchable)."""
+        return self.decoder.start(self.encode(src, src_mask))
+
+    def step(self, tokens: Tensor, state: DecoderState
+             ) -> tuple[Tensor, Tensor | None, DecoderState]:
+        """One target step for search: tokens (B,) -> logits (B, V), weights (B, S), state."""
+        return self.decoder.step(tokens, state)
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
                 tgt_mask: Tensor | None = None) -> DecoderOutput:

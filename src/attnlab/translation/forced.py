@@ -5,19 +5,16 @@ in eval mode), merged to words. This is what Alignment Error Rate is computed fr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from attnlab.data import collate
+from attnlab.decode import evaluating, log_probs
 from attnlab.models import Seq2Seq
 
-from .common import evaluating, log_probs
+from .corpus import Vocabularies
 from .labels import LabelledAttention, label, sentence_pieces, to_numpy
-
-if TYPE_CHECKING:  # only a type: translation may import decode, never the other way at runtime
-    from attnlab.translation.corpus import Vocabularies
 
 
 @dataclass

@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import functools
 import itertools
+from dataclasses import replace
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attnlab.data import collate
+from attnlab.decode import Hypothesis, beam_search
 from attnlab.models import Seq2Seq
 
-from .beam import beam_search
-from .common import Hypothesis
+from .config import DecodeConfig
+from .corpus import Vocabularies
 from .labels import LabelledAttention, label, sentence_pieces, to_numpy
-
-if TYPE_CHECKING:  # only a type: translation may import decode, never the other way at runtime
-    from attnlab.translation.corpus import Vocabularies
 
 
 @dataclass
@@ -38,32 +36,37 @@ class TranslationResult(LabelledAttention):
     tokens: list[int]
 
 
-def translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str], *, beam_size: int = 5,
-              alpha: float = 1.0, max_len_ratio: float = 1.5, max_len_extra: int = 5,
-              batch_size: int = 64) -> list[TranslationResult]:
+def translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
+              decode: DecodeConfig | None = None) -> list[TranslationResult]:
     """Translate `sentences` -> one TranslationResult each, in input order. See iter_translate."""
-    return list(iter_translate(model, vocabs, sentences, beam_size=beam_size, alpha=alpha,
-                               max_len_ratio=max_len_ratio, max_len_extra=max_len_extra,
-                               batch_size=batch_size, pool_size=max(len(sentences), 1)))
+    return list(iter_translate(model, vocabs, sentences, decode,
+                               pool_size=max(len(sentences), 1)))
 
 
-def iter_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str], *,
-                   beam_size: int = 5, alpha: float = 1.0, max_len_ratio: float = 1.5,
-                   max_len_extra: int = 5, batch_size: int = 64,
+def greedy_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
+                     decode: DecodeConfig | None = None) -> list[TranslationResult]:
+    """`translate` with beam 1, as validation during training decodes."""
+    return translate(model, vocabs, sentences, replace(decode or DecodeConfig(), beam=1))
+
+
+def iter_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str],
+                   decode: DecodeConfig | None = None, *,
                    pool_size: int | None = None) -> Iterator[TranslationResult]:
-    """Yield a TranslationResult per sentence, in input order.
+    """Yield a TranslationResult per sentence, in input order, searching with `decode`
+    (DecodeConfig's defaults when None: its fields are the only place they are written).
 
     A sentence of n source pieces (with its EOS) gets at most int(max_len_ratio * n) +
-    max_len_extra output pieces; alpha is the GNMT length penalty's. `pool_size` sentences
-    (default 100 batches) are read and length-sorted at a time. Empty (blank) lines never reach
-    the model.
+    max_len_extra output pieces. `pool_size` sentences (default 100 batches) are read and
+    length-sorted at a time. Empty (blank) lines never reach the model.
     """
+    decode = decode or DecodeConfig()
     device = next(model.parameters()).device
-    search = functools.partial(beam_search, model, beam_size=beam_size, alpha=alpha,
-                               max_len=lambda n: int(max_len_ratio * n) + max_len_extra)
+    search = functools.partial(
+        beam_search, model, beam_size=decode.beam, alpha=decode.alpha,
+        max_len=lambda n: int(decode.max_len_ratio * n) + decode.max_len_extra)
     lines = iter(sentences)
-    while pool := list(itertools.islice(lines, pool_size or 100 * batch_size)):
-        yield from _translate_pool(search, vocabs, pool, batch_size, device)
+    while pool := list(itertools.islice(lines, pool_size or 100 * decode.batch_size)):
+        yield from _translate_pool(search, vocabs, pool, decode.batch_size, device)
 
 
 def _translate_pool(search: Callable, vocabs: Vocabularies, sentences: list[str],

@@ -1,0 +1,41 @@
+"""What search needs from a model: start from a source, step one token, reorder the state.
+
+Any model with these methods can be decoded by `greedy_search` and `beam_search`: the
+translation `Seq2Seq` and the image `Captioner` both implement it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar
+
+from torch import Tensor
+
+State = TypeVar("State", bound="SearchState")
+
+
+class SearchState(Protocol):
+    """A decoder's state for R rows (hypotheses)."""
+
+    def reorder(self: State, index: Tensor, *, memory: bool = False) -> State:
+        """Keep/repeat rows: index (R',) into the R rows. The per-sentence memory (keys and their
+        projection) is only reordered with `memory=True`, when the set of sentences changes:
+        the beams of one sentence share identical memory rows."""
+        ...
+
+
+class Searchable(Protocol[State]):
+    """A model search can run: eval()/train() switch dropout and sampling off and back on."""
+
+    training: bool
+
+    def start(self, source: Tensor, source_mask: Tensor) -> State:
+        """Encode once: source (B, S, ...) with source_mask (B, S) bool -> the initial state."""
+        ...
+
+    def step(self, tokens: Tensor, state: State) -> tuple[Tensor, Tensor | None, State]:
+        """tokens (R,) -> logits (R, V), attention weights (R, S) or None, the next state."""
+        ...
+
+    def eval(self) -> Searchable: ...
+
+    def train(self, mode: bool = True) -> Searchable: ...
