@@ -5,9 +5,10 @@
     config_from_dict(d, ExperimentConfig)     # and back
 
 The dataclass is the schema: its type hints say what each key accepts (int, float, bool, str,
-Path, Literal[...], X | None, list[X], tuple[...], dict[str, X], nested dataclasses). Unknown
-keys, wrong types and missing required keys are ConfigErrors that name the file and the full
-dotted key, with the closest valid key as a suggestion.
+Path, Literal[...], X | None, list[X], tuple[...], dict[str, X], nested dataclasses), and a
+field's `metadata["check"]` (a function that raises ValueError) checks a value further, e.g. a
+score name. Unknown keys, wrong types, failed checks and missing required keys are ConfigErrors
+that name the file and the full dotted key, with the closest valid key as a suggestion.
 """
 
 from __future__ import annotations
@@ -303,9 +304,24 @@ def _convert_dataclass(value: Any, cls: type, key: str, origin: str) -> Any:
         raise ConfigError(f"{origin}: missing required key {full!r}")
     converted = {name: _convert(item, hints[name], f"{key}.{name}" if key else name, origin)
                  for name, item in value.items()}
+    _run_field_checks(cls, converted, key, origin)
     try:
         return cls(**converted)
     except ConfigError as error:  # a __post_init__ check that names its own keys
         raise ConfigError(f"{origin}: {error}") from None
     except (ValueError, TypeError) as error:
         raise ConfigError(f"{origin}: {key or 'the config'}: {error}") from None
+
+
+def _run_field_checks(cls: type, values: Mapping, key: str, origin: str) -> None:
+    """Call each field's `metadata["check"]` (e.g. a score name's) on its value; a ValueError
+    it raises names the full dotted key."""
+    for f in dataclasses.fields(cls):
+        check = f.metadata.get("check")
+        if check is None or f.name not in values:
+            continue
+        try:
+            check(values[f.name])
+        except ValueError as error:
+            full = f"{key}.{f.name}" if key else f.name
+            raise ConfigError(f"{origin}: {full}: {error}") from None

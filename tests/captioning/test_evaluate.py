@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from attnlab.captioning import ObjectBox, caption_bleu, cell_coverage, localise
-from attnlab.captioning.evaluate import caption_metrics
-from attnlab.captioning.figure import attention_figure, upsample_attention
+from attnlab.captioning.metrics import caption_metrics
+from attnlab.viz.image_attention import image_attention_figure, upsample_attention
 
 # A 4 x 4 image with a 2 x 2 attention grid (each cell 2 x 2 px).
 RED_CIRCLE = ObjectBox((0, 0, 2, 2), "red", "circle")  # exactly cell (0, 0)
@@ -90,9 +90,9 @@ def test_upsampled_attention_keeps_where_the_mass_is():
 def test_figure_has_the_image_and_one_titled_panel_per_word():
     pixels = np.zeros((16, 16, 3), dtype=np.uint8)
     attention = np.random.default_rng(0).dirichlet(np.ones(4), size=3).reshape(3, 2, 2)
-    figure = attention_figure(pixels, ["a", "red", "circle"], attention,
+    figure = image_attention_figure(pixels, ["a", "red", "circle"], attention,
                               marks=[(0, 0), (1, 1), (0, 1)])
     titles = [ax.get_title() for ax in figure.axes if ax.get_title()]
     assert titles == ["(image)", "a", "red", "circle"]
     with pytest.raises(ValueError, match="words"):
-        attention_figure(pixels, ["a"], attention)
+        image_attention_figure(pixels, ["a"], attention)

@@ -4,12 +4,19 @@ import pytest
 import torch
 
 from attnlab.attention import SCORES
-from attnlab.captioning import build_captioner, doubly_stochastic_penalty
-from attnlab.captioning.config import DecoderConfig, EncoderConfig
-from attnlab.captioning.encoder import ConvEncoder, build_encoder, refresh_batch_norm
-from attnlab.captioning.model import CaptionOutput, set_hard_decoding
 from attnlab.config import load_config
 from attnlab.errors import ConfigError
+from attnlab.models import (
+    CaptionDecoderConfig,
+    CaptionOutput,
+    ConvEncoder,
+    ImageEncoderConfig,
+    build_captioner,
+    build_image_encoder,
+    doubly_stochastic_penalty,
+    refresh_batch_norm,
+    set_hard_decoding,
+)
 
 from .tiny import tiny_batch, tiny_model, tiny_model_config
 
@@ -111,14 +118,14 @@ def test_encoder_grid_size_is_its_output(size):
 
 
 def test_resnet_needs_torchvision_and_local_weights(tmp_path):
-    config = EncoderConfig(kind="resnet", weights=str(tmp_path / "missing.pth"))
+    config = ImageEncoderConfig(kind="resnet", weights=str(tmp_path / "missing.pth"))
     with pytest.raises(ConfigError, match="torchvision|local"):
-        build_encoder(config)
+        build_image_encoder(config)
 
 
 def test_hard_attention_refuses_the_soft_penalty():
     with pytest.raises(ConfigError, match="doubly_stochastic"):
-        load_config({"attention": {"hard": True, "doubly_stochastic": 1.0}}, DecoderConfig)
+        load_config({"attention": {"hard": True, "doubly_stochastic": 1.0}}, CaptionDecoderConfig)
 
 
 @pytest.mark.parametrize("name", ["shapes-soft", "shapes-hard", "flickr8k-soft"])
@@ -172,9 +179,9 @@ def test_resnet_encoder_loads_local_weights_and_stays_frozen(tmp_path, monkeypat
     torch.manual_seed(0)
     weights = FakeResNet().state_dict()
     torch.save(weights, tmp_path / "r18.pth")
-    config = EncoderConfig(kind="resnet", resnet="resnet18", weights=str(tmp_path / "r18.pth"),
+    config = ImageEncoderConfig(kind="resnet", resnet="resnet18", weights=str(tmp_path / "r18.pth"),
                            resnet_stages=3, positions=False)
-    encoder = build_encoder(config).train()
+    encoder = build_image_encoder(config).train()
     torch.testing.assert_close(encoder.body[0].weight, weights["conv1.weight"])
     assert not any(p.requires_grad for p in encoder.parameters())
     assert not encoder.body[1].training  # batch norm keeps the ImageNet statistics

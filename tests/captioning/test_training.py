@@ -1,16 +1,19 @@
 """Captioning end to end on a tiny shapes set: train, resume, predict, evaluate, plot."""
 
 import json
+from functools import partial
 
 import pytest
 import torch
 
-from attnlab.captioning import CaptionTask, load_trained, train_captioning, write_shapes
-from attnlab.captioning.run import evaluate_split
+from attnlab.captioning import CaptionTask, evaluate_split, load_trained, write_shapes
 from attnlab.cli import main
+from attnlab.train import run_experiment
 from attnlab.train.checkpoint import RunDir
 
 from .tiny import tiny_batch, tiny_model, tiny_run_config
+
+train_captioning = partial(run_experiment, CaptionTask)  # train a CaptionTask run
 
 QUIET = {"progress": False, "log": lambda _: None}
 

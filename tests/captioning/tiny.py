@@ -2,17 +2,17 @@
 
 import torch
 
-from attnlab.captioning import build_captioner
-from attnlab.captioning.config import ModelConfig, RunConfig
+from attnlab.captioning.config import RunConfig
 from attnlab.config import load_config
+from attnlab.models import CaptionerConfig, build_captioner
 
 
-def tiny_model_config(**attention) -> ModelConfig:
+def tiny_model_config(**attention) -> CaptionerConfig:
     """A 2-stage CNN (32 px -> 8 x 8 grid, 8 + 2 channels) and a 12-unit LSTM."""
     data = {"encoder": {"channels": [4, 8]},
             "decoder": {"embedding_dim": 6, "hidden_dim": 12, "dropout": 0.0,
                         "attention": {"score": "additive", "hidden_dim": 5, **attention}}}
-    return load_config(data, ModelConfig)
+    return load_config(data, CaptionerConfig)
 
 
 def tiny_model(vocab_size=9, image_size=32, seed=0, **attention):

@@ -2,12 +2,16 @@
 a character-level dates run (with a `best` checkpoint) and a word-level German-English run
 (only `last`), plus an RWTH-format gold set for the latter."""
 
+from functools import partial
+
 import pytest
 
 from attnlab.config import load_config
 from attnlab.data import write_dates
-from attnlab.translation import RunConfig
-from attnlab.translation.run import train_translation
+from attnlab.train import run_experiment
+from attnlab.translation import RunConfig, TranslationTask
+
+train_translation = partial(run_experiment, TranslationTask)  # train a TranslationTask run
 
 MODEL = {"encoder": {"embedding_dim": 8, "hidden_dim": 8, "dropout": 0.0},
          "decoder": {"kind": "bahdanau", "embedding_dim": 8, "hidden_dim": 16, "dropout": 0.0,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attnlab.cli import main
-from attnlab.decode import LabelledAttention
+from attnlab.translation import LabelledAttention
 from attnlab.translation.evaluate import alignment_weights, argmax_links, rwth_gold
 
 AER_LINE = re.compile(r"^AER (\d\.\d{4})  (.*)$", re.MULTILINE)

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from attnlab.data import collate
-from attnlab.decode import forced_alignment, translate
+from attnlab.translation import DecodeConfig, forced_alignment, translate
 
 from .models import tiny, vocabularies
 
@@ -49,8 +49,8 @@ def test_batch_size_does_not_matter(setup):
 
 def test_forcing_a_translation_gives_its_attention(setup):
     model, vocabs = setup
-    results = translate(model, vocabs, SOURCES[:4], beam_size=3, alpha=1.0, max_len_ratio=2.0,
-                        max_len_extra=20)
+    results = translate(model, vocabs, SOURCES[:4],
+                        DecodeConfig(beam=3, alpha=1.0, max_len_ratio=2.0, max_len_extra=20))
     finished = [r.target_pieces[-1:] == ["</s>"] for r in results]
     assert any(finished)
     found = forced_alignment(model, vocabs, SOURCES[:4], [r.text for r in results])

@@ -1,21 +1,24 @@
 """translate: input order, batching independence, blank lines, beam 1, labelled attention."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
 
 from attnlab.data import collate
-from attnlab.decode import beam_search, greedy_search, iter_translate, translate
+from attnlab.decode import beam_search, greedy_search
 from attnlab.eval import merge_subwords
+from attnlab.translation import DecodeConfig, iter_translate, translate
 
 from .models import EOS, tiny, vocabularies
 
 SENTENCES = ["ab cde", "", "g", "fed cba ab", "   ", "abc", "gg fa", "b"]
-SEARCH = dict(beam_size=3, alpha=1.0, max_len_ratio=1.0, max_len_extra=2)
+SEARCH = DecodeConfig(beam=3, alpha=1.0, max_len_ratio=1.0, max_len_extra=2)
 
 
 def limit(n):
-    return int(SEARCH["max_len_ratio"] * n) + SEARCH["max_len_extra"]
+    return int(SEARCH.max_len_ratio * n) + SEARCH.max_len_extra
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +28,12 @@ def setup():
 
 def test_input_order_and_batching_do_not_change_results(setup):
     model, vocabs = setup
-    together = translate(model, vocabs, SENTENCES, **SEARCH, batch_size=64)
-    in_pairs = translate(model, vocabs, SENTENCES, **SEARCH, batch_size=2)
-    streamed = list(iter_translate(model, vocabs, iter(SENTENCES), **SEARCH, batch_size=2,
+    together = translate(model, vocabs, SENTENCES, replace(SEARCH, batch_size=64))
+    in_pairs = translate(model, vocabs, SENTENCES, replace(SEARCH, batch_size=2))
+    streamed = list(iter_translate(model, vocabs, iter(SENTENCES), replace(SEARCH, batch_size=2),
                                    pool_size=3))
     for index, sentence in enumerate(SENTENCES):
-        alone = translate(model, vocabs, [sentence], **SEARCH)[0]
+        alone = translate(model, vocabs, [sentence], SEARCH)[0]
         for other in (together[index], in_pairs[index], streamed[index]):
             assert other.tokens == alone.tokens and other.text == alone.text
             assert other.score == pytest.approx(alone.score, abs=1e-9)
@@ -47,7 +50,7 @@ def test_blank_lines_give_empty_results_without_the_model(setup, monkeypatch):
     encode, rows = model.encode, []
     monkeypatch.setattr(model, "encode", lambda src, mask: rows.append(mask.sum(-1)) or
                         encode(src, mask))
-    results = translate(model, vocabs, SENTENCES, **SEARCH)
+    results = translate(model, vocabs, SENTENCES, SEARCH)
     assert int(torch.cat(rows).min()) > 1  # every source the model saw had a real piece
     assert sum(len(r) for r in rows) == len([s for s in SENTENCES if s.strip()])
     for index in (1, 4):
@@ -59,7 +62,7 @@ def test_blank_lines_give_empty_results_without_the_model(setup, monkeypatch):
 
 def test_pieces_words_and_attention(setup):
     model, vocabs = setup
-    result = translate(model, vocabs, ["fed cba ab"], **SEARCH)[0]
+    result = translate(model, vocabs, ["fed cba ab"], SEARCH)[0]
     assert result.source_pieces == [*"fed cba ab", "</s>"]
     assert result.source_words == ["fed", "cba", "ab", "</s>"]
     assert result.target_pieces == [vocabs.tgt.id_to_piece(i) for i in result.tokens]
@@ -74,7 +77,7 @@ def test_pieces_words_and_attention(setup):
 
 def test_beam_one_goes_through_the_same_function(setup):
     model, vocabs = setup
-    results = translate(model, vocabs, SENTENCES, **{**SEARCH, "beam_size": 1})
+    results = translate(model, vocabs, SENTENCES, replace(SEARCH, beam=1))
     for sentence, result in zip(SENTENCES, results, strict=True):
         if not sentence.strip():
             continue
@@ -87,6 +90,6 @@ def test_beam_one_goes_through_the_same_function(setup):
 
 def test_model_without_attention_still_labels_words():
     model, vocabs = tiny("none"), vocabularies()
-    result = translate(model, vocabs, ["ab cde"], **SEARCH)[0]
+    result = translate(model, vocabs, ["ab cde"], SEARCH)[0]
     assert result.attention is None and result.word_attention is None
     assert result.source_words == ["ab", "cde", "</s>"]

@@ -2,6 +2,7 @@
 
 import json
 import random
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -12,15 +13,17 @@ from attnlab.cli import main
 from attnlab.config import load_config
 from attnlab.errors import ConfigError, UserError
 from attnlab.lm import (
+    LanguageModelTask,
     LMRunConfig,
-    build_language_model,
-    count_parameters,
     evaluate_perplexity,
     plot_run_self_attention,
-    train_language_model,
 )
 from attnlab.lm.corpus import collate_text
+from attnlab.models import build_language_model, count_parameters
+from attnlab.train import run_experiment
 from attnlab.train.checkpoint import RunDir
+
+train_language_model = partial(run_experiment, LanguageModelTask)  # train a LanguageModelTask run
 
 CONFIGS = Path(__file__).parents[2] / "configs"
 NOUNS = "cat dog man woman child bird".split()

@@ -2,6 +2,7 @@
 its encoder's reading figure is drawn."""
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from attnlab.cli import main
 from attnlab.config import load_config
 from attnlab.data import write_dates
 from attnlab.models import build_model
-from attnlab.translation import RunConfig
-from attnlab.translation.run import train_translation
+from attnlab.train import run_experiment
+from attnlab.translation import RunConfig, TranslationTask
+
+train_translation = partial(run_experiment, TranslationTask)  # train a TranslationTask run
 
 STEPS = 300
 CONFIG = {

@@ -1,6 +1,7 @@
 """Translation training end to end on a tiny dates corpus: train, validate, resume, errors."""
 
 import json
+from functools import partial
 
 import pytest
 import torch
@@ -9,9 +10,11 @@ from attnlab.cli import main
 from attnlab.config import load_config
 from attnlab.data import write_dates
 from attnlab.errors import CheckpointError, ConfigError, DataError
+from attnlab.train import run_experiment
 from attnlab.train.checkpoint import RunDir
 from attnlab.translation import RunConfig, TranslationTask, greedy_translate
-from attnlab.translation.run import train_translation
+
+train_translation = partial(run_experiment, TranslationTask)  # train a TranslationTask run
 
 CONFIG = {
     "data": {"train": "train", "valid": "val", "test": "test", "src_lang": "src",

@@ -8,13 +8,13 @@ import torch
 from attnlab.config import load_config
 from attnlab.train import distributed, train
 from attnlab.train.checkpoint import RunDir
-from attnlab.translation import RunConfig
-from attnlab.translation.run import build_task
+from attnlab.train.experiment import prepare_task
+from attnlab.translation import RunConfig, TranslationTask
 
 config_path, run_dir, out_prefix = sys.argv[1:4]
 config = load_config(config_path, RunConfig)
 context = distributed.setup("cpu")
-task = build_task(config, RunDir(run_dir), context, log=lambda _: None)
+task = prepare_task(TranslationTask, config, RunDir(run_dir), context, log=lambda _: None)
 result = train(task, config.train, RunDir(run_dir), progress=False)
 torch.save({"steps": result.steps, "rank": context.rank, "world": context.world_size,
             "weights": task.model.state_dict()}, f"{out_prefix}{context.rank}.pt")

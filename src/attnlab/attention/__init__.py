@@ -16,6 +16,7 @@ from .hard import (
     HardAttention,
     MovingAverageBaseline,
     ReinforceTerms,
+    ReinforceWeights,
     reinforce_loss,
     sequence_reinforce_loss,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "MechanismOptions",
     "MovingAverageBaseline",
     "ReinforceTerms",
+    "ReinforceWeights",
     "Score",
     "ScoreDims",
     "WindowedAttention",

@@ -13,6 +13,7 @@ sample (hard attention). Mechanisms that do not look at positions or sample igno
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import torch
@@ -45,6 +46,24 @@ class AttentionOutput:
     context: Tensor
     weights: Tensor
     sample: HardSample | None = None
+
+    @classmethod
+    def cat(cls, parts: list[AttentionOutput]) -> AttentionOutput:
+        """Outputs of consecutive query chunks, each (B, t, ...) -> one (B, sum t, ...)."""
+        return cls._combine(parts, lambda tensors: torch.cat(tensors, dim=1))
+
+    @classmethod
+    def stack(cls, steps: list[AttentionOutput]) -> AttentionOutput:
+        """Outputs of T one-step calls, each (B, ...) -> one (B, T, ...)."""
+        return cls._combine(steps, lambda tensors: torch.stack(tensors, dim=1))
+
+    @classmethod
+    def _combine(cls, parts: list[AttentionOutput], join: Callable) -> AttentionOutput:
+        sample = None
+        if parts[0].sample is not None:
+            sample = HardSample(*(join([getattr(p.sample, f.name) for p in parts])
+                                  for f in fields(HardSample)))
+        return cls(join([p.context for p in parts]), join([p.weights for p in parts]), sample)
 
     def squeeze_step(self) -> AttentionOutput:
         """Drop the length-1 query axis of a one-step call."""

@@ -149,9 +149,17 @@ def reinforce_loss(
     )
 
 
+@dataclass(frozen=True)
+class ReinforceWeights:
+    """lambda_r: weight of the REINFORCE term; lambda_e: weight of the entropy bonus."""
+
+    lambda_r: float = 1.0
+    lambda_e: float = 0.0
+
+
 def sequence_reinforce_loss(token_nll: Tensor, mask: Tensor, sample_log_prob: Tensor,
-                            entropy: Tensor, baseline: MovingAverageBaseline, *,
-                            lambda_r: float, lambda_e: float) -> ReinforceTerms:
+                            entropy: Tensor, baseline: MovingAverageBaseline,
+                            weights: ReinforceWeights) -> ReinforceTerms:
     """`reinforce_loss` for a batch of sequences decoded with hard attention.
 
     token_nll (B, T) -log p(y_t | s~, a), zero at padding; mask (B, T) bool, True = real step;
@@ -161,4 +169,4 @@ def sequence_reinforce_loss(token_nll: Tensor, mask: Tensor, sample_log_prob: Te
     log_likelihood = -(token_nll * mask).sum(-1)  # (B,) log p(y | s~, a)
     return reinforce_loss(log_likelihood, (sample_log_prob * mask).sum(-1),
                           (entropy * mask).sum(-1), baseline.update(log_likelihood),
-                          lambda_r=lambda_r, lambda_e=lambda_e)
+                          lambda_r=weights.lambda_r, lambda_e=weights.lambda_e)

@@ -1,4 +1,5 @@
-"""Image captioning with soft and hard attention (Xu et al. 2015, Show, Attend and Tell).
+"""Image captioning, a recipe on the library: Show, Attend and Tell with soft and hard attention
+(Xu et al. 2015). The model itself lives in attnlab.models (Captioner).
 
     attnlab data shapes --dest data/shapes
     attnlab caption train configs/shapes-soft.yaml --run runs/shapes-soft
@@ -6,29 +7,19 @@
     attnlab caption plot --run runs/shapes-soft data/shapes/images/000010.png --output a.png
 """
 
-from .config import (
-    AttentionConfig,
-    DataConfig,
-    DecodeConfig,
-    DecoderConfig,
-    EncoderConfig,
-    ModelConfig,
-    RunConfig,
-)
+from .config import DataConfig, DecodeConfig, RunConfig
 from .data import CaptionedImage, ObjectBox, read_karpathy
-from .evaluate import Localisation, caption_bleu, caption_metrics, cell_coverage, localise
-from .figure import attention_figure
+from .evaluate import evaluate_split
+from .figure import plot_caption
 from .inference import Caption, caption_images
-from .model import Captioner, ShowAttendTellDecoder, build_captioner, doubly_stochastic_penalty
-from .run import evaluate_split, load_trained, plot_caption, train_captioning
+from .loading import TrainedCaptioner, load_trained
+from .metrics import Localisation, caption_bleu, caption_metrics, cell_coverage, localise
 from .shapes import write_shapes
 from .task import CaptionTask
 
 __all__ = [
-    "AttentionConfig", "Caption", "CaptionTask", "CaptionedImage", "Captioner", "DataConfig",
-    "DecodeConfig", "DecoderConfig", "EncoderConfig", "Localisation", "ModelConfig",
-    "ObjectBox", "RunConfig", "ShowAttendTellDecoder", "attention_figure", "build_captioner",
-    "caption_bleu", "caption_images", "caption_metrics", "cell_coverage",
-    "doubly_stochastic_penalty", "evaluate_split", "load_trained", "localise", "plot_caption",
-    "read_karpathy", "train_captioning", "write_shapes",
+    "Caption", "CaptionTask", "CaptionedImage", "DataConfig", "DecodeConfig", "Localisation",
+    "ObjectBox", "RunConfig", "TrainedCaptioner", "caption_bleu", "caption_images",
+    "caption_metrics", "cell_coverage", "evaluate_split", "load_trained", "localise",
+    "plot_caption", "read_karpathy", "write_shapes",
 ]

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 from PIL import Image
 
-from attnlab.data import collate
+from attnlab.data import TensorBatch, collate
 from attnlab.errors import DataError
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -143,7 +143,7 @@ class ImageStore:
 
 
 @dataclass
-class CaptionBatch:
+class CaptionBatch(TensorBatch):
     """B (image, caption) pairs: images (B, 3, H, W) float, normalised; tgt_in (B, T) = BOS +
     caption; tgt_out (B, T) = caption + EOS; tgt_mask (B, T) bool; indices: example indices."""
 
@@ -153,11 +153,6 @@ class CaptionBatch:
     tgt_mask: torch.Tensor
     num_target_tokens: int
     indices: list[int]
-
-    def to(self, device: torch.device | str) -> CaptionBatch:
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        return CaptionBatch(**{k: v.to(device) if isinstance(v, torch.Tensor) else v
-                               for k, v in values.items()})
 
 
 def caption_batch(images: torch.Tensor, captions: list[list[int]],

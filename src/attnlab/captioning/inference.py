@@ -9,10 +9,10 @@ from torch import Tensor
 
 from attnlab.data import EOS_ID, Vocab
 from attnlab.decode import beam_search
+from attnlab.models import Captioner
 
 from .config import DataConfig, DecodeConfig
 from .data import normalise
-from .model import Captioner
 
 
 @dataclass
@@ -33,7 +33,7 @@ def caption_images(model: Captioner, images: Tensor, vocab: Vocab, *, beam: int 
                    alpha: float = 0.0, max_len: int = 20) -> list[Caption]:
     """Caption normalised images (B, 3, H, W); the best hypothesis of each, in order."""
     height, width = model.grid_size(images.shape[2], images.shape[3])
-    # every location is real: the mask only tells beam search how many annotations there are
+    # every location of the grid may be attended to
     mask = torch.ones(images.shape[0], height * width, dtype=torch.bool, device=images.device)
     results = beam_search(model, images, mask, beam_size=beam, alpha=alpha, max_len=max_len)
     captions = []

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import torch
 from torch import nn
 
-from attnlab.config import config_to_dict
 from attnlab.data import BucketBatchSampler, Vocab, build_vocab, load_vocab
 from attnlab.errors import DataError
+from attnlab.models import Captioner, build_captioner, refresh_batch_norm, set_hard_decoding
 from attnlab.train.distributed import unwrap
+from attnlab.train.runs import model_signature
 from attnlab.train.task import LossOutput, Validation
+from attnlab.train.validation import perplexity, validation_nll
+from attnlab.viz.image_attention import image_attention_figure
 
 from .config import RunConfig
 from .data import (
@@ -23,20 +25,18 @@ from .data import (
     normalise,
     read_karpathy,
 )
-from .encoder import refresh_batch_norm
-from .evaluate import caption_metrics
-from .figure import attention_figure
 from .inference import caption_pixels
-from .model import Captioner, build_captioner, set_hard_decoding
+from .metrics import caption_metrics
 
+TASK = "captioning"
 VOCAB_NAME = "vocab"
 REFRESH_BATCHES = 20  # training batches that re-estimate batch-norm statistics at validation
 
 
 def signature(config: RunConfig, vocab_size: int) -> dict:
     """What a checkpoint must match: the model config, vocabulary and image size."""
-    return {"task": "captioning", "model": config_to_dict(config.model), "vocab": vocab_size,
-            "image_size": config.data.image_size}
+    return model_signature(TASK, config.model, vocab=vocab_size,
+                           image_size=config.data.image_size)
 
 
 def read_vocab(config: RunConfig, run_dir: Path, train: CaptionSplit) -> Vocab:
@@ -109,29 +109,25 @@ class CaptionTask:
         batches = (self.images(self.train.store.batch(chunk)).to(device) for chunk in chunks)
         refresh_batch_norm(model.encoder, batches)
 
-    @torch.no_grad()
-    def validation_loss(self, model: Captioner) -> float:
-        """Per-token NLL of the validation captions (teacher forcing)."""
-        device = next(model.parameters()).device
-        pairs = [(i, self.vocab.encode(" ".join(c[: self.config.data.max_caption_len])))
+    def validation_batches(self):
+        """Every (image, caption) pair of the validation images, in batches of
+        decode.batch_size (teacher forcing)."""
+        limit, size = self.config.data.max_caption_len, self.config.decode.batch_size
+        pairs = [(i, self.vocab.encode(" ".join(c[:limit])))
                  for i, image in enumerate(self.valid.images) for c in image.captions]
-        nll, tokens, size = 0.0, 0, self.config.decode.batch_size
         for start in range(0, len(pairs), size):
             chunk = pairs[start : start + size]
             pixels = self.valid.store.batch([i for i, _ in chunk])
-            batch = caption_batch(self.images(pixels), [ids for _, ids in chunk],
-                                  list(range(len(chunk)))).to(device)
-            result = model.loss(model(batch.images, batch.tgt_in), batch.tgt_out,
-                                batch.tgt_mask)
-            nll, tokens = nll + result.nll_sum, tokens + result.tokens
-        return nll / max(tokens, 1)
+            yield caption_batch(self.images(pixels), [ids for _, ids in chunk],
+                                list(range(len(chunk))))
 
     def validate(self, model: nn.Module) -> Validation:
         """Loss, greedy BLEU-1..4 and (with boxes) localisation on the validation images, and
         the attention figure of the first one."""
         model.eval()
         self.refresh_statistics(model)
-        loss = self.validation_loss(model)
+        nll, tokens = validation_nll(self.loss, model, self.validation_batches())
+        loss = nll / max(tokens, 1)
         pixels = self.valid.pixels()
         captions = caption_pixels(model, pixels, self.vocab, self.config.data,
                                   self.config.decode, beam=1)
@@ -139,11 +135,11 @@ class CaptionTask:
         metrics, _ = caption_metrics(words, [c.attention.numpy() for c in captions],
                                      self.valid.references(), self.valid.boxes(),
                                      self.config.data.image_size)
-        metrics.update(loss=loss, perplexity=math.exp(min(loss, 50)))
+        metrics.update(loss=loss, perplexity=perplexity(loss))
         first = captions[0]
         images = {}
         if first.words:
-            images["attention"] = attention_figure(pixels[0].numpy(), first.words,
+            images["attention"] = image_attention_figure(pixels[0].numpy(), first.words,
                                                    first.attention.numpy())
         samples = "\n".join(f"{image.path}: {c.text}"
                             for image, c in zip(self.valid.images[:5], captions, strict=False))

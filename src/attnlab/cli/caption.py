@@ -43,7 +43,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", required=True, help="run directory of a trained captioner")
-    parser.add_argument("--checkpoint", default="best", help="best (default) or last")
+    parser.add_argument("--checkpoint", choices=("best", "last"),
+                        help="weights to load (default: best if the run has it, else last)")
     parser.add_argument("--beam", type=int, help="beam size (default: the config's decode.beam)")
     parser.add_argument("--hard-decoding", choices=["expectation", "argmax"],
                         help="hard-attention models: read the soft expectation or only the most "
@@ -74,13 +75,13 @@ def run_shapes(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from attnlab.captioning.run import load_run_config, train_captioning
+    from attnlab.captioning import CaptionTask, RunConfig
 
-    return run_training(args, "attnlab caption train", load_run_config, train_captioning)
+    return run_training(args, "attnlab caption train", RunConfig, CaptionTask)
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    from attnlab.captioning.run import load_trained
+    from attnlab.captioning import load_trained
 
     trained = load_trained(args.run, args.checkpoint, hard_decoding=args.hard_decoding)
     for path, (_, caption) in zip(args.images, trained.caption_files(args.images, beam=args.beam),
@@ -90,7 +91,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    from attnlab.captioning.run import evaluate_split, load_trained
+    from attnlab.captioning import evaluate_split, load_trained
 
     trained = load_trained(args.run, args.checkpoint, hard_decoding=args.hard_decoding)
     metrics, signature, count = evaluate_split(trained, args.split, beam=args.beam,
@@ -119,7 +120,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 
 def run_plot(args: argparse.Namespace) -> int:
-    from attnlab.captioning.run import load_trained, plot_caption
+    from attnlab.captioning import load_trained, plot_caption
 
     trained = load_trained(args.run, args.checkpoint, hard_decoding=args.hard_decoding)
     caption, path = plot_caption(trained, args.image, args.output, beam=args.beam)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from attnlab.errors import UserError
+
 from .train import add_train_arguments, run_training
 
 
@@ -49,13 +51,9 @@ def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from attnlab.lm.config import LMRunConfig
-    from attnlab.lm.run import run_config, train_language_model
+    from attnlab.lm import LanguageModelTask, LMRunConfig
 
-    def load(*where):
-        return run_config(LMRunConfig, *where)
-
-    return run_training(args, "attnlab lm train", load, train_language_model)
+    return run_training(args, "attnlab lm train", LMRunConfig, LanguageModelTask)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
@@ -68,10 +66,18 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 
 def run_plot(args: argparse.Namespace) -> int:
-    from attnlab.lm.figure import plot_run_self_attention
+    """A language-model run, or a translation run with an LSTMN encoder (its meta.json says)."""
+    from attnlab.lm import plot_reading_to
+    from attnlab.lm import read_run as read_language_model_run
+    from attnlab.train import run_task
+    from attnlab.translation.reading import read_run as read_translation_run
 
-    figure, matrix = plot_run_self_attention(args.run, args.sentence, output=args.output,
-                                             matrix=args.matrix, layer=args.layer,
-                                             checkpoint=args.checkpoint)
+    readers = {"translation": read_translation_run, "language_model": read_language_model_run}
+    task = run_task(args.run, args.checkpoint)
+    if task not in readers:
+        raise UserError(f"{args.run} holds a {task!r} model; expected a language model or a "
+                        f"translation model with an LSTMN encoder")
+    reading = readers[task](args.run, args.sentence, args.checkpoint)
+    figure, matrix = plot_reading_to(reading, args.run, args.output, args.matrix, args.layer)
     print(f"wrote {figure} and {matrix}")
     return 0

@@ -27,18 +27,21 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attnlab.translation.run import load_run_config, train_translation
+    from attnlab.translation import RunConfig, TranslationTask
 
-    return run_training(args, "attnlab train", load_run_config, train_translation)
+    return run_training(args, "attnlab train", RunConfig, TranslationTask)
 
 
-def run_training(args: argparse.Namespace, command: str, load_config, train_run) -> int:
-    """The body of every `... train` command: load_config(path, run_dir, overrides, resume),
-    then train_run(config, run_dir, resume=, progress=) -> TrainResult."""
+def run_training(args: argparse.Namespace, command: str, config_cls: type, task_class) -> int:
+    """The body of every `... train` command: the config (CONFIG.yaml, or the run's own when
+    resuming), then attnlab.train.run_experiment(task_class, config, run_dir)."""
+    from attnlab.train import experiment_config, run_experiment
+
     if args.config is None and args.run is None:
         raise SystemExit(f"{command}: give CONFIG.yaml, or --run DIR with --resume")
     run_dir = args.run or str(Path("runs") / Path(args.config).stem)
-    config = load_config(args.config, run_dir, args.overrides, args.resume)
-    result = train_run(config, run_dir, resume=args.resume, progress=not args.no_progress)
+    config = experiment_config(config_cls, args.config, run_dir, args.overrides, args.resume)
+    result = run_experiment(task_class, config, run_dir, resume=args.resume,
+                            progress=not args.no_progress)
     print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
     return 0

@@ -1,6 +1,13 @@
 """Data: reading corpora, vocabularies, batching; dataset recipes live in their own modules."""
 
-from .batching import BATCH_UNITS, Batch, BucketBatchSampler, collate, iterate_batches
+from .batching import (
+    BATCH_UNITS,
+    Batch,
+    BucketBatchSampler,
+    TensorBatch,
+    collate,
+    iterate_batches,
+)
 from .corpus import FilterReport, count_words, filter_pairs, read_lines, read_parallel, read_tsv
 from .dates import DateExample, generate_dates, write_dates
 from .multi30k import fetch_multi30k
@@ -19,7 +26,7 @@ from .vocab import (
 )
 
 __all__ = [
-    "BATCH_UNITS", "Batch", "BucketBatchSampler", "collate", "iterate_batches",
+    "BATCH_UNITS", "Batch", "BucketBatchSampler", "TensorBatch", "collate", "iterate_batches",
     "FilterReport", "count_words", "filter_pairs", "read_lines", "read_parallel", "read_tsv",
     "BOS_ID", "EOS_ID", "PAD_ID", "SPECIAL_PIECES", "UNK_ID", "VOCAB_KINDS",
     "SentencePieceVocab", "TokenVocab", "Vocab", "build_vocab", "load_vocab",

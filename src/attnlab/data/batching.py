@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from typing import TypeVar
 
 import torch
 
 from attnlab.errors import CheckpointError, ConfigError
 
 from .vocab import BOS_ID, EOS_ID, PAD_ID
+
+B = TypeVar("B", bound="TensorBatch")
 
 BATCH_UNITS = ("sentences", "tokens")
 
@@ -143,8 +146,19 @@ class BucketBatchSampler:
         return batches
 
 
+class TensorBatch:
+    """Base of every batch dataclass (translation, captioning, language modelling): `.to()`
+    moves each tensor field and keeps the others."""
+
+    def to(self: B, device: torch.device | str) -> B:
+        """A copy with every tensor on `device`."""
+        moved = {f.name: getattr(self, f.name).to(device) for f in fields(self)
+                 if isinstance(getattr(self, f.name), torch.Tensor)}
+        return replace(self, **moved)
+
+
 @dataclass
-class Batch:
+class Batch(TensorBatch):
     """Padded tensors for B sentence pairs; S = longest source, T = longest target + 1.
 
     src (B, S) long, src_mask (B, S) bool (True = real token), src_lengths (B,) long;
@@ -161,12 +175,6 @@ class Batch:
     tgt_mask: torch.Tensor
     num_target_tokens: int
     indices: list[int]
-
-    def to(self, device: torch.device | str) -> Batch:
-        """A copy with every tensor on `device`."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        return Batch(**{name: value.to(device) if isinstance(value, torch.Tensor) else value
-                        for name, value in values.items()})
 
 
 def _pad(sequences: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:

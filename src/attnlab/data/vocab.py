@@ -292,3 +292,9 @@ def load_vocab(directory: str | os.PathLike, name: str) -> Vocab:
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
         raise DataError(f"{path}: not a readable vocabulary ({error})") from None
     raise DataError(f"{path}: unknown vocabulary kind {kind!r}; options: {sorted(VOCAB_KINDS)}")
+
+
+def display_pieces(vocab: Vocab, sentence: str) -> list[str]:
+    """The pieces a model reads for `sentence`, without sentencepiece's word-start mark (kept
+    when it is the whole piece), for labelling figures."""
+    return [piece.removeprefix(WORD_START) or piece for piece in vocab.tokenize(sentence)]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from attnlab.models.config import LanguageModelConfig
 from attnlab.train.config import TrainConfig
 
 
@@ -31,19 +32,6 @@ class TextConfig:
 
     def path(self, name: str) -> Path:
         return Path(self.dir) / name
-
-
-@dataclass
-class LanguageModelConfig:
-    """The reader between the embedding and the softmax: an LSTMN or a plain LSTM baseline."""
-
-    kind: Literal["lstmn", "lstm"] = "lstmn"
-    embedding_dim: int = 256
-    hidden_dim: int = 256
-    layers: int = 1
-    dropout: float = 0.3  # on embeddings, between layers and before the softmax
-    score: str = "additive"  # lstmn: intra-attention score, a key of attnlab.attention.SCORES
-    attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)
 
 
 @dataclass

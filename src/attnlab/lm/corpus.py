@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from torch.nn.utils.rnn import pad_sequence
 
-from attnlab.data import BOS_ID, EOS_ID, PAD_ID, Vocab, build_vocab, load_vocab, read_lines
+from attnlab.data import (
+    BOS_ID,
+    EOS_ID,
+    PAD_ID,
+    TensorBatch,
+    Vocab,
+    build_vocab,
+    load_vocab,
+    read_lines,
+)
 
 from .config import TextConfig
 
@@ -61,7 +70,7 @@ def read_text(config: TextConfig, name: str) -> list[str]:
 
 
 @dataclass
-class TextBatch:
+class TextBatch(TensorBatch):
     """B sentences, T = longest + 1: inputs (B, T) = <s> w_1..w_n, targets (B, T) =
     w_1..w_n </s>, mask (B, T) bool (True = real), num_target_tokens = mask.sum()."""
 
@@ -70,11 +79,6 @@ class TextBatch:
     mask: torch.Tensor
     num_target_tokens: int
     indices: list[int]
-
-    def to(self, device: torch.device | str) -> TextBatch:
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        return TextBatch(**{name: value.to(device) if isinstance(value, torch.Tensor) else value
-                            for name, value in values.items()})
 
 
 def collate_text(sentences: list[list[int]], indices: list[int] | None = None) -> TextBatch:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 from attnlab.data import read_lines
 from attnlab.errors import ConfigError
+from attnlab.train.validation import perplexity
 
 from .corpus import encode_text
-from .run import load_language_model
-from .task import perplexity, text_nll
+from .loading import load_language_model
+from .task import text_nll
 
 
 @dataclass
@@ -45,5 +46,5 @@ def evaluate_perplexity(run_dir: str | os.PathLike, text: str | os.PathLike | No
     lines = read_lines(text if text is not None else data.path(data.test))
     encoded = encode_text(lines, trained.vocab, trained.config.data.max_len)
     nll, tokens = text_nll(trained.model, encoded.sentences, batch_size)
-    return PerplexityResult(perplexity(nll, tokens), nll, tokens, len(encoded.sentences),
+    return PerplexityResult(perplexity(nll / max(tokens, 1)), nll, tokens, len(encoded.sentences),
                             encoded.empty + encoded.too_long, trained.checkpoint)

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnlab.config import config_to_dict
 from attnlab.data import BucketBatchSampler, Vocab
+from attnlab.models import build_language_model, count_parameters
 from attnlab.train.distributed import unwrap
+from attnlab.train.runs import model_signature as signature_of
 from attnlab.train.task import LossOutput, Validation
+from attnlab.train.validation import perplexity, validation_nll
 from attnlab.viz import self_attention_figure
 from attnlab.viz.heatmap import figure_to_array
 
 from .config import LMRunConfig
 from .corpus import TextBatch, collate_text, encode_text, load_or_build_vocab, read_text
-from .model import build_language_model, count_parameters
 from .reading import read_with_language_model
+
+TASK = "language_model"
 
 
 def batch_nll(model: nn.Module, batch: TextBatch) -> torch.Tensor:
@@ -29,28 +31,24 @@ def batch_nll(model: nn.Module, batch: TextBatch) -> torch.Tensor:
     return (token_nll * batch.mask).sum()
 
 
-@torch.no_grad()
+def sentence_loss(model: nn.Module, batch: TextBatch) -> LossOutput:
+    """Per-token NLL of a batch (and its sum and token count, for perplexity)."""
+    nll = batch_nll(model, batch)
+    tokens = batch.num_target_tokens
+    return LossOutput(nll / max(tokens, 1), float(nll.detach()), tokens)
+
+
 def text_nll(model: nn.Module, sentences: list[list[int]], batch_size: int) -> tuple[float, int]:
     """Summed NLL and token count (EOS included) of encoded sentences, batched by length."""
-    device = next(model.parameters()).device
     order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-    nll, tokens = 0.0, 0
-    for start in range(0, len(order), batch_size):
-        batch = collate_text([sentences[i] for i in order[start : start + batch_size]])
-        nll += float(batch_nll(model, batch.to(device)))
-        tokens += batch.num_target_tokens
-    return nll, tokens
-
-
-def perplexity(nll: float, tokens: int) -> float:
-    """exp(per-token NLL), capped so an untrained model does not overflow."""
-    return math.exp(min(nll / max(tokens, 1), 50.0))
+    batches = (collate_text([sentences[i] for i in order[start : start + batch_size]])
+               for start in range(0, len(order), batch_size))
+    return validation_nll(sentence_loss, model, batches)
 
 
 def model_signature(config: LMRunConfig, vocab: Vocab) -> dict:
     """What a checkpoint must have been trained as to load into this model."""
-    return {"task": "language_model", "model": config_to_dict(config.model),
-            "vocab": len(vocab), "max_len": config.data.max_len}
+    return signature_of(TASK, config.model, vocab=len(vocab), max_len=config.data.max_len)
 
 
 class LanguageModelTask:
@@ -78,16 +76,15 @@ class LanguageModelTask:
         return collate_text([self.train_data.sentences[i] for i in indices], indices)
 
     def loss(self, model: nn.Module, batch: TextBatch) -> LossOutput:
-        nll = batch_nll(model, batch)
-        tokens = batch.num_target_tokens
-        return LossOutput(nll / max(tokens, 1), float(nll.detach()), tokens)
+        return sentence_loss(model, batch)
 
     def validate(self, model: nn.Module) -> Validation:
         """Per-token loss and perplexity on the validation text; for an LSTMN, the reading
         figure of the first validation sentence (top layer)."""
         model = unwrap(model)
         nll, tokens = text_nll(model, self.valid_data.sentences, self.config.data.batch_size)
-        metrics = {"loss": nll / max(tokens, 1), "perplexity": perplexity(nll, tokens)}
+        loss = nll / max(tokens, 1)
+        metrics = {"loss": loss, "perplexity": perplexity(loss)}
         images = {}
         if self.first_valid is not None and self.config.model.kind == "lstmn":
             reading = read_with_language_model(model, self.vocab, self.first_valid)

@@ -1,14 +1,27 @@
-"""Model configuration: the dataclasses `models/build.py` reads (YAML section `model:`)."""
+"""Model configuration: the dataclasses `models/build.py` reads (the YAML section `model:`).
+
+One `AttentionConfig` serves every model that attends (translation decoders, the captioner, whose
+`CaptionAttentionConfig` adds only the doubly stochastic weight); score names are checked when
+the YAML is loaded, so a typo is reported with the closest valid name before anything is built.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal
 
+from attnlab.attention import score_class
+from attnlab.errors import ConfigError
+
+
+def score_name(metadata: str = "a key of attnlab.attention.SCORES") -> dict:
+    """Field metadata that makes attnlab.config check a score name as the YAML loads."""
+    return {"check": score_class, "help": metadata}
+
 
 @dataclass
 class AttentionConfig:
-    score: str = "additive"  # a key of attnlab.attention.SCORES
+    score: str = field(default="additive", metadata=score_name())
     hidden_dim: int | None = None  # additive score's inner size (default: the query size)
     window: int | None = None  # local attention half-width D; None = global
     predictive: bool = False  # local-p (True) or local-m (False); needs `window`
@@ -18,6 +31,19 @@ class AttentionConfig:
     expectation_prob: float = 0.5  # hard: probability of using the soft expectation instead
     lambda_r: float = 1.0  # hard: weight of the REINFORCE term
     lambda_e: float = 0.0  # hard: weight of the entropy bonus
+
+    def __post_init__(self):
+        if self.hard and self.window is not None:
+            raise ValueError("hard attention is global: set window to null")
+
+    @property
+    def mechanism(self) -> str:
+        """The key of attnlab.attention.MECHANISMS these settings describe."""
+        if self.hard:
+            return "hard"
+        if self.window is None:
+            return "global"
+        return "local-p" if self.predictive else "local-m"
 
 
 @dataclass
@@ -31,7 +57,7 @@ class EncoderConfig:
     layers: int = 1
     bidirectional: bool = True
     dropout: float = 0.3
-    score: str = "additive"  # lstmn: its intra-attention score, a key of attnlab.attention.SCORES
+    score: str = field(default="additive", metadata=score_name("lstmn: its intra-attention score"))
     attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)
 
 
@@ -53,5 +79,75 @@ class DecoderConfig:
 
 @dataclass
 class ModelConfig:
+    """A translation model: encoder and decoder."""
+
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
     decoder: DecoderConfig = field(default_factory=DecoderConfig)
+
+
+@dataclass
+class ImageEncoderConfig:
+    """The CNN whose last feature map (h x w x D) gives the L = h*w annotation vectors a_i."""
+
+    kind: Literal["cnn", "resnet"] = "cnn"
+    # cnn: one stage per entry (two 3x3 convs, the first with stride 2): each halves the grid.
+    channels: list[int] = field(default_factory=lambda: [32, 64, 64])
+    # Append each location's (x, y) in [-1, 1] to its annotation: conv features hardly say
+    # *where* they are, and naming objects left to right needs it.
+    positions: bool = True
+    # resnet: torchvision (optional dependency) with weights from a local file, never downloaded.
+    resnet: Literal["resnet18", "resnet34", "resnet50", "resnet101", "resnet152"] = "resnet50"
+    weights: str | None = None  # a state_dict saved with torch.save (torchvision's .pth files)
+    resnet_stages: Literal[3, 4] = 4  # last stage used: 3 gives 14x14 at 224 px, 4 gives 7x7
+    fine_tune: bool = False  # train the ResNet too (False: fixed features, as Xu et al.)
+
+
+@dataclass
+class CaptionAttentionConfig(AttentionConfig):
+    # soft: lambda of the doubly stochastic penalty sum_i (1 - sum_t alpha_ti)^2 (Xu et al.
+    # eq. 14); hard attention does not use it, so it must be 0 there.
+    doubly_stochastic: float = 1.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.window is not None:
+            raise ValueError("window: local attention reads a sequence from left to right; "
+                             "an image grid takes global or hard attention (window: null)")
+        if self.hard and self.doubly_stochastic:
+            raise ConfigError(
+                "model.decoder.attention.doubly_stochastic is the soft-attention penalty; "
+                "set it to 0 with hard: true")
+        if self.doubly_stochastic < 0:
+            raise ConfigError("model.decoder.attention.doubly_stochastic must be >= 0")
+
+
+@dataclass
+class CaptionDecoderConfig:
+    """The LSTM decoder of Xu et al. 2015 (sec. 3.1.2) with deep output (eq. 7)."""
+
+    embedding_dim: int = 64  # m: also the size of the deep output L_o's input
+    hidden_dim: int = 128  # n: LSTM size
+    gate: bool = True  # beta_t = sigmoid(f_beta(h_{t-1})) scales the context (sec. 4.2.1)
+    dropout: float = 0.0  # on the deep output before L_o
+    attention: CaptionAttentionConfig = field(default_factory=CaptionAttentionConfig)
+
+
+@dataclass
+class CaptionerConfig:
+    """An image captioner: image encoder and attending LSTM decoder."""
+
+    encoder: ImageEncoderConfig = field(default_factory=ImageEncoderConfig)
+    decoder: CaptionDecoderConfig = field(default_factory=CaptionDecoderConfig)
+
+
+@dataclass
+class LanguageModelConfig:
+    """The reader between the embedding and the softmax: an LSTMN or a plain LSTM baseline."""
+
+    kind: Literal["lstmn", "lstm"] = "lstmn"
+    embedding_dim: int = 256
+    hidden_dim: int = 256
+    layers: int = 1
+    dropout: float = 0.3  # on embeddings, between layers and before the softmax
+    score: str = field(default="additive", metadata=score_name("lstmn: intra-attention score"))
+    attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)

@@ -1,7 +1,7 @@
 """The three translation decoders of SPEC.md: none (Sutskever/Cho), Bahdanau and Luong.
 
 Each implements `start(encoded) -> DecoderState` and `run(embedded (B, T, E), state) ->
-(features (B, T, F), attention AttentionStep | None, state)`; the base class turns features into
+(features (B, T, F), attention AttentionOutput | None, state)`; the base class turns features into
 logits for teacher forcing (`forward`) and for one step at a time (`step`).
 """
 
@@ -10,7 +10,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from .attention_layer import AttentionLayer, AttentionStep
+from attnlab.attention import AttentionOutput
+
+from .attention_layer import AttentionLayer
 from .decoder_base import DecoderOutput, DecoderState, OutputLayer
 from .encoder import EncoderOutput
 from .rnn import State, make_rnn, run_rnn, top_layer
@@ -29,18 +31,6 @@ class Bridge(nn.Module):
         h = torch.tanh(self.linear(summary))  # (B, L * H)
         h = h.view(-1, self.layers, self.hidden_dim).transpose(0, 1).contiguous()  # (L, B, H)
         return (h, torch.zeros_like(h)) if self.is_lstm else (h,)
-
-
-def concat_steps(steps: list[AttentionStep]) -> AttentionStep:
-    """T one-step AttentionSteps (each (B, 1, ...)) -> one (B, T, ...)."""
-    if len(steps) == 1:
-        return steps[0]
-    sample = None
-    if steps[0].sample is not None:
-        fields = zip(*(vars(s.sample).values() for s in steps), strict=True)
-        sample = type(steps[0].sample)(*(torch.cat(parts, dim=1) for parts in fields))
-    return AttentionStep(torch.cat([s.context for s in steps], 1),
-                         torch.cat([s.weights for s in steps], 1), sample)
 
 
 class RecurrentDecoder(nn.Module):
@@ -138,7 +128,7 @@ class BahdanauDecoder(RecurrentDecoder):
             output, rnn_state = run_rnn(self.rnn, x, rnn_state)  # s_t: (B, 1, H)
             outputs.append(output)
             steps.append(attended)
-        attention = concat_steps(steps)
+        attention = AttentionOutput.cat(steps)
         states = torch.cat(outputs, 1)  # (B, T, H)
         features = torch.tanh(self.readout(torch.cat([states, embedded, attention.context], -1)))
         new_state = DecoderState(rnn_state, None, state.memory, state.step + embedded.shape[1])
@@ -171,7 +161,7 @@ class LuongDecoder(RecurrentDecoder):
         return DecoderState(self.bridge(encoded.summary), feed, memory)
 
     def attentional(self, hidden: Tensor, state: DecoderState, step: int):
-        """hidden (B, T, H) -> h~ (B, T, F) and the AttentionStep."""
+        """hidden (B, T, H) -> h~ (B, T, F) and the AttentionOutput."""
         attended = self.attention(hidden, state.memory, step)
         return torch.tanh(self.combine(torch.cat([attended.context, hidden], -1))), attended
 
@@ -191,4 +181,4 @@ class LuongDecoder(RecurrentDecoder):
             outputs.append(features)
             steps.append(attended)
         new_state = DecoderState(rnn_state, feed, state.memory, state.step + length)
-        return torch.cat(outputs, 1), concat_steps(steps), new_state
+        return torch.cat(outputs, 1), AttentionOutput.cat(steps), new_state

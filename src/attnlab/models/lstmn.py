@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnlab.attention import Attention
+from attnlab.attention import Attention, score_class
 
 from .encoder import EncoderOutput
 from .rnn import State
@@ -42,32 +42,19 @@ class LSTMNOutput:
     final: State
 
 
-@dataclass(frozen=True)
-class ScoreOptions:
-    """attention_dim: the additive score's inner size (default: the LSTMN's hidden size);
-    max_len: positions the `location` score can address; sharpness: cosine's fixed strength."""
-
-    attention_dim: int | None = None
-    max_len: int | None = None
-    sharpness: float | None = None
-
-
 def intra_attention(score: str, input_dim: int, hidden_dim: int,
-                    options: ScoreOptions) -> tuple[Attention, nn.Linear | None]:
-    """Attention with query [x_t; h~_{t-1}] (D + H) over keys h_i (H).
+                    options: dict) -> tuple[Attention, nn.Linear | None]:
+    """Attention with query [x_t; h~_{t-1}] (D + H) over keys h_i (H); `options` are the
+    score's other sizes (hidden_dim, max_len, sharpness: see attnlab.attention.ScoreDims).
 
     Scores that compare query and key directly (dot, scaled_dot, cosine) need equal sizes: for
     them the query is first mapped to H by a learned W_q (returned; None for the others). This
     is an addition to the paper, which uses the additive score.
     """
-    kwargs = {"hidden_dim": options.attention_dim or hidden_dim, "max_len": options.max_len,
-              "sharpness": options.sharpness}
-    try:
-        return Attention(score, query_dim=input_dim + hidden_dim, key_dim=hidden_dim,
-                         **kwargs), None
-    except ValueError:  # a same-size score; an unknown score fails again below, by name
-        attention = Attention(score, query_dim=hidden_dim, key_dim=hidden_dim, **kwargs)
+    if score_class(score).needs_equal_dims:
+        attention = Attention(score, query_dim=hidden_dim, key_dim=hidden_dim, **options)
         return attention, nn.Linear(input_dim + hidden_dim, hidden_dim, bias=False)
+    return Attention(score, query_dim=input_dim + hidden_dim, key_dim=hidden_dim, **options), None
 
 
 class LSTMNLayer(nn.Module):
@@ -75,11 +62,12 @@ class LSTMNLayer(nn.Module):
     (outputs (B, T, H), weights (B, T, T), (h, c) each (B, H) at the last real position)."""
 
     def __init__(self, input_dim: int, hidden_dim: int, score: str = "additive",
-                 options: ScoreOptions = ScoreOptions()):
+                 options: dict | None = None):
         super().__init__()
         self.hidden_dim = hidden_dim
         self.input_gates = nn.Linear(input_dim, 4 * hidden_dim)  # W [.; x_t] + b, all t at once
         self.summary_gates = nn.Linear(hidden_dim, 4 * hidden_dim, bias=False)  # W [h~_t; .]
+        options = options or {"hidden_dim": hidden_dim}
         self.attention, self.query_proj = intra_attention(score, input_dim, hidden_dim, options)
 
     def read(self, query: Tensor, tape: Tensor, projected: Tensor,
@@ -129,17 +117,20 @@ class LSTMN(nn.Module):
     """Stacked LSTMN layers; dropout on the outputs of every layer but the top (as nn.LSTM).
 
     LSTMN(input_dim, hidden_dim, layers=1, dropout=0.0, score="additive", attention_dim=None,
-    max_len=None, sharpness=None): score is a key of attnlab.attention.SCORES, the rest are
-    ScoreOptions.
+    max_len=None, sharpness=None): score is a key of attnlab.attention.SCORES; attention_dim
+    the additive score's inner size (default: hidden_dim), max_len the positions a `location`
+    score can address, sharpness cosine's fixed strength.
     forward(inputs (B, T, D), mask (B, T) bool or None) -> LSTMNOutput.
     """
 
     def __init__(self, input_dim: int, hidden_dim: int, *, layers: int = 1,
-                 dropout: float = 0.0, score: str = "additive", **score_options):
+                 dropout: float = 0.0, score: str = "additive", attention_dim: int | None = None,
+                 max_len: int | None = None, sharpness: float | None = None):
         super().__init__()
         if layers < 1:
             raise ValueError(f"LSTMN needs at least one layer, got layers={layers}")
-        options = ScoreOptions(**score_options)
+        options = {"hidden_dim": attention_dim or hidden_dim, "max_len": max_len,
+                   "sharpness": sharpness}
         self.layers = nn.ModuleList(
             LSTMNLayer(input_dim if n == 0 else hidden_dim, hidden_dim, score, options)
             for n in range(layers))

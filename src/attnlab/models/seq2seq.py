@@ -8,12 +8,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnlab.attention import MovingAverageBaseline, reinforce_loss
+from attnlab.attention import MovingAverageBaseline, ReinforceWeights, sequence_reinforce_loss
 
-from .config import AttentionConfig
 from .decoder_base import DecoderOutput, DecoderState
 from .decoders import RecurrentDecoder
-from .encoder import EncoderOutput, RNNEncoder
+from .encoder import EncoderOutput
 
 
 @dataclass
@@ -29,12 +28,12 @@ class TranslationLoss:
 class Seq2Seq(nn.Module):
     """Encoder + decoder. forward(src (B, S), src_mask (B, S), tgt_in (B, T)) -> DecoderOutput."""
 
-    def __init__(self, encoder: RNNEncoder, decoder: RecurrentDecoder, *, pad_id: int = 0,
-                 hard: AttentionConfig | None = None):
+    def __init__(self, encoder: nn.Module, decoder: RecurrentDecoder, *, pad_id: int = 0,
+                 reinforce: ReinforceWeights | None = None):
         super().__init__()
         self.encoder, self.decoder, self.pad_id = encoder, decoder, pad_id
-        self.hard = hard  # the hard-attention settings, or None for soft/no attention
-        self.baseline = MovingAverageBaseline() if hard is not None else None
+        self.reinforce = reinforce  # hard attention's REINFORCE weights, or None (soft/none)
+        self.baseline = MovingAverageBaseline() if reinforce is not None else None
 
     def encode(self, src: Tensor, src_mask: Tensor) -> EncoderOutput:
         return self.encoder(src, src_mask)
@@ -66,17 +65,13 @@ class Seq2Seq(nn.Module):
         nll = -log_probs.gather(1, tgt_out[tgt_mask].unsqueeze(1)).squeeze(1)  # (N,)
         tokens = nll.shape[0]
         nll_sum = float(nll.detach().sum())
-        if self.hard is None or not self.training:
+        if self.reinforce is None or not self.training:
             # label smoothing as in F.cross_entropy: (1 - eps) NLL + eps * mean_c(-log p_c)
             smoothing = -log_probs.mean(-1) if label_smoothing else 0.0
             smoothed = ((1 - label_smoothing) * nll + label_smoothing * smoothing).sum()
             return TranslationLoss(smoothed / max(tokens, 1), nll_sum, tokens)
         token_nll = torch.zeros_like(tgt_mask, dtype=nll.dtype).masked_scatter(tgt_mask, nll)
-        log_likelihood = -token_nll.sum(-1)  # (B,) log p(y | s~, a)
-        terms = reinforce_loss(
-            log_likelihood, (out.hard_log_prob * tgt_mask).sum(-1),
-            (out.hard_entropy * tgt_mask).sum(-1), self.baseline.update(log_likelihood),
-            lambda_r=self.hard.lambda_r, lambda_e=self.hard.lambda_e,
-        )
+        terms = sequence_reinforce_loss(token_nll, tgt_mask, out.hard_log_prob,
+                                        out.hard_entropy, self.baseline, self.reinforce)
         # per sequence -> per token, so the likelihood part matches the soft models' scale
         return TranslationLoss(terms.loss * tgt_mask.shape[0] / max(tokens, 1), nll_sum, tokens)

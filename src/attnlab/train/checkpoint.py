@@ -180,10 +180,15 @@ def _check_signature(directory: Path, meta: dict, model_class: str, signature: d
 
 
 def _first_difference(old, new, prefix: str = ""):
-    """(dotted key, old value, new value) of the first difference, or None."""
+    """(dotted key, old value, new value) of the first difference, or None.
+
+    A key the old (saved) side lacks matches a new value of None or False: config keys added in
+    later versions default to "off", so runs written before them still load."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in list(old) + [k for k in new if k not in old]:
             path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in old and (new[key] is None or new[key] is False):
+                continue
             if key not in old or key not in new:
                 return path, old.get(key, "<absent>"), new.get(key, "<absent>")
             found = _first_difference(old[key], new[key], path)

@@ -17,6 +17,8 @@ from .rng import seed_everything
 from .task import Task
 
 T = TypeVar("T")
+# A task class: task_class(config, run_dir, log=print) -> Task.
+TaskFactory = Callable[..., Task]
 
 
 def experiment_config(cls: type[T], path: str | None, run_dir: str | Path,
@@ -32,28 +34,30 @@ def experiment_config(cls: type[T], path: str | None, run_dir: str | Path,
     return load_config(config_to_dict(config), cls, overrides) if overrides else config
 
 
-def prepare_task(make_task: Callable[[Callable], Task], config, run_dir: RunDir,
+def prepare_task(task_class: TaskFactory, config, run_dir: RunDir,
                  context: distributed.DistContext, log=print) -> Task:
-    """Build the task on every rank: seeded (the initial weights are part of the experiment),
-    rank 0 first (it alone writes vocabularies and config.json; the others then read them)."""
+    """Build `task_class(config, run_dir.path, log=log)` on every rank: seeded (the initial
+    weights are part of the experiment), rank 0 first (it alone writes vocabularies and
+    config.json; the others then read them)."""
     seed_everything(config.train.seed)
     if not context.is_main:
         distributed.barrier(context)
-    task = make_task(log if context.is_main else lambda _: None)
+    task = task_class(config, run_dir.path, log=log if context.is_main else lambda _: None)
     if context.is_main:
         run_dir.write_config(config_to_dict(config))
         distributed.barrier(context)
     return task
 
 
-def run_experiment(make_task: Callable[[Callable], Task], config, run_dir: str | Path, *,
+def run_experiment(task_class: TaskFactory, config, run_dir: str | Path, *,
                    resume: bool = False, progress: bool = True, log=print) -> TrainResult:
-    """Train the task `make_task(log)` builds with `config.train`; under torchrun every rank
-    calls this (DistributedDataParallel, rank 0 writes)."""
+    """Train the task `task_class(config, run_dir, log=)` builds (TranslationTask, CaptionTask,
+    LanguageModelTask) with `config.train`; vocabularies, config.json and checkpoints go to
+    `run_dir`. Under torchrun every rank calls this (DistributedDataParallel, rank 0 writes)."""
     context = distributed.setup(config.train.device)
     try:
         directory = RunDir(run_dir)
-        task = prepare_task(make_task, config, directory, context, log)
+        task = prepare_task(task_class, config, directory, context, log)
         return train(task, config.train, directory, resume=resume, progress=progress)
     finally:
         distributed.teardown(context)

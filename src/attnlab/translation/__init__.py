@@ -1,9 +1,14 @@
-"""Translation: config, data preparation, the training task and inference."""
+"""Translation, a recipe on the library: config, data, the training task, text decoding
+(translate, forced alignment, word labels), evaluation, figures and reports."""
 
 from .config import DataConfig, DecodeConfig, LossConfig, RunConfig
 from .corpus import Vocabularies
-from .inference import greedy_translate, translate_sentences
+from .forced import ForcedAlignment, forced_alignment
+from .labels import LabelledAttention
+from .loading import TrainedRun, load_run
 from .task import TranslationTask
+from .translate import TranslationResult, greedy_translate, iter_translate, translate
 
-__all__ = ["DataConfig", "DecodeConfig", "LossConfig", "RunConfig", "TranslationTask",
-           "Vocabularies", "greedy_translate", "translate_sentences"]
+__all__ = ["DataConfig", "DecodeConfig", "ForcedAlignment", "LabelledAttention", "LossConfig",
+           "RunConfig", "TrainedRun", "TranslationResult", "TranslationTask", "Vocabularies",
+           "forced_alignment", "greedy_translate", "iter_translate", "load_run", "translate"]

@@ -12,15 +12,15 @@ from pathlib import Path
 
 from attnlab.data import write_dates
 from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig
+from attnlab.train import run_experiment
 from attnlab.train.checkpoint import RunDir
 from attnlab.train.config import EarlyStoppingConfig, TrainConfig
 from attnlab.viz import plot_alignment
 
 from .config import DataConfig, DecodeConfig, LossConfig, RunConfig
 from .corpus import read_split
-from .inference import greedy_translate
-from .run import train_translation
 from .task import TranslationTask
+from .translate import greedy_translate
 
 
 def demo_config(data_dir: Path, minutes: float, threads: int | None) -> RunConfig:
@@ -60,7 +60,7 @@ def run_demo(directory: str | Path = "runs/demo", *, minutes: float = 2.0, size:
         shutil.rmtree(run_dir)  # the demo always starts from scratch
     config = demo_config(data_dir, minutes, threads)
     log(f"2/3 training a Bahdanau model for {minutes:g} minutes (checkpoints in {run_dir})")
-    train_translation(config, run_dir, progress=progress, log=log)
+    run_experiment(TranslationTask, config, run_dir, progress=progress, log=log)
     task = TranslationTask(config, run_dir, log=lambda _: None)
     RunDir(run_dir).load_checkpoint("best", task.model)
     test = read_split(config.data, "test")

@@ -18,7 +18,6 @@ import numpy as np
 
 import attnlab
 from attnlab.data import read_lines
-from attnlab.decode import LabelledAttention, forced_alignment
 from attnlab.errors import DataError
 from attnlab.eval import (
     DEFAULT_EDGES,
@@ -34,6 +33,8 @@ from attnlab.eval import (
 )
 
 from .corpus import split_path
+from .forced import forced_alignment
+from .labels import LabelledAttention
 from .loading import TrainedRun
 
 Link = tuple[int, int]  # (source index, target index), 0-based

@@ -11,21 +11,20 @@ never the training data.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
 
-from attnlab.config import config_from_dict
-from attnlab.decode import TranslationResult, iter_translate
-from attnlab.errors import CheckpointError, ConfigError
+from attnlab.errors import CheckpointError
 from attnlab.models import Seq2Seq, build_model
-from attnlab.train.checkpoint import RunDir
+from attnlab.train.runs import load_weights, open_run
 
 from .config import RunConfig
 from .corpus import Vocabularies
+from .translate import TranslationResult, iter_translate
 
-CHECKPOINTS = ("best", "last")
+TASK = "translation"
 
 
 @dataclass
@@ -55,59 +54,21 @@ class TrainedRun:
         """Yield one TranslationResult per line, in input order, with the run's decode settings
         (beam, alpha, batch_size override them). `pool_size` lines are read and decoded at a
         time (1 answers each line as soon as it is read; default 100 batches)."""
-        decode = self.config.decode
-        return iter_translate(
-            self.model, self.vocabs, lines, beam_size=decode.beam if beam is None else beam,
-            alpha=decode.alpha if alpha is None else alpha, max_len_ratio=decode.max_len_ratio,
-            max_len_extra=decode.max_len_extra,
-            batch_size=decode.batch_size if batch_size is None else batch_size,
-            pool_size=pool_size)
-
-
-def pick_device(name: str = "auto") -> torch.device:
-    """"auto" is the first CUDA device when there is one, else the CPU; other names as torch."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        device = torch.device(name)
-    except RuntimeError:
-        raise ConfigError(f"unknown device {name!r}; use auto, cpu, cuda or cuda:N") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"device {name!r} was asked for but this machine has no CUDA device")
-    return device
-
-
-def choose_checkpoint(run_dir: RunDir, name: str | None) -> str:
-    """`name`, or "best" when the run has one and else "last"; CheckpointError (one sentence)
-    when the directory is not a run or holds no checkpoint yet."""
-    if not run_dir.path.is_dir():
-        raise CheckpointError(f"run directory {run_dir.path} does not exist")
-    found = [candidate for candidate in CHECKPOINTS if run_dir.has_checkpoint(candidate)]
-    if not found:
-        raise CheckpointError(f"run directory {run_dir.path} has no checkpoint (best/ or last/) "
-                              f"yet; train it first with attnlab train")
-    if name is None:
-        return found[0]
-    if name not in found:
-        raise CheckpointError(f"run directory {run_dir.path} has no {name!r} checkpoint, only "
-                              f"{' and '.join(repr(f) for f in found)}")
-    return name
+        given = {"beam": beam, "alpha": alpha, "batch_size": batch_size}
+        decode = replace(self.config.decode, **{k: v for k, v in given.items() if v is not None})
+        return iter_translate(self.model, self.vocabs, lines, decode, pool_size=pool_size)
 
 
 def load_run(directory: str | Path, checkpoint: str | None = None,
              device: str | torch.device = "cpu") -> TrainedRun:
     """Load a run directory's config, vocabularies and weights (`checkpoint`: "best", "last",
     or None for best-else-last) into a model in eval mode on `device`."""
-    run_dir = RunDir(directory)
-    name = choose_checkpoint(run_dir, checkpoint)
-    config_file = run_dir.file("config.json")
-    config = config_from_dict(run_dir.read_config(), RunConfig, origin=str(config_file))
-    if not Vocabularies.exist_in(run_dir.path):
-        raise CheckpointError(f"run directory {run_dir.path} has no vocabularies "
+    run = open_run(directory, RunConfig, checkpoint, task=TASK)
+    if not Vocabularies.exist_in(run.path):
+        raise CheckpointError(f"run directory {run.path} has no vocabularies "
                               f"(src_vocab.json, tgt_vocab.json)")
-    vocabs = Vocabularies.load(run_dir.path)
-    model = build_model(config.model, len(vocabs.src), len(vocabs.tgt),
-                        max_src_len=config.data.max_len + 1)
-    loaded = run_dir.load_checkpoint(name, model)
-    device = pick_device(device) if isinstance(device, str) else device
-    return TrainedRun(run_dir.path, config, vocabs, model.to(device).eval(), name, loaded.meta)
+    vocabs = Vocabularies.load(run.path)
+    model = build_model(run.config.model, len(vocabs.src), len(vocabs.tgt),
+                        max_src_len=run.config.data.max_len + 1)
+    load_weights(run, model, device=device)
+    return TrainedRun(run.path, run.config, vocabs, model, run.checkpoint, run.meta)

@@ -17,14 +17,15 @@ from PIL import Image
 
 from attnlab.config import config_to_dict
 from attnlab.data import read_parallel
-from attnlab.decode import LabelledAttention, TranslationResult
 from attnlab.errors import DataError
 from attnlab.eval import BucketRow
 from attnlab.viz import alignment_figure, plot_alignment, write_report
 
 from .corpus import split_path
 from .evaluate import Evaluation, argmax_links, choose_golds, evaluate_run, pharaoh_line
+from .labels import LabelledAttention
 from .loading import TrainedRun
+from .translate import TranslationResult
 
 LABELLED_FIELDS = ("source_pieces", "target_pieces", "attention", "source_words",
                    "target_words", "word_attention")

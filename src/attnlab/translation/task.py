@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-import torch
 from torch import nn
 
-from attnlab.config import config_to_dict
 from attnlab.data import Batch, BucketBatchSampler, collate
 from attnlab.eval import corpus_scores
 from attnlab.models import build_model
+from attnlab.train.distributed import unwrap
+from attnlab.train.runs import model_signature
 from attnlab.train.task import LossOutput, Validation
+from attnlab.train.validation import perplexity, validation_nll
 from attnlab.viz import alignment_figure
 
 from .config import RunConfig
 from .corpus import Vocabularies, build_vocabularies, encode_corpus, read_split
-from .inference import greedy_translate
-
-
-def unwrap(model: nn.Module) -> nn.Module:
-    """The model inside a DistributedDataParallel wrapper (or the model itself)."""
-    return getattr(model, "module", model)
+from .translate import greedy_translate
 
 
 class TranslationTask:
@@ -62,31 +57,23 @@ class TranslationTask:
                                     self.config.loss.label_smoothing)
         return LossOutput(result.loss, result.nll_sum, result.tokens)
 
-    @torch.no_grad()
-    def validation_loss(self, model: nn.Module) -> tuple[float, int]:
-        """Summed NLL and token count over the validation pairs (teacher forcing)."""
-        device = next(model.parameters()).device
-        nll, tokens = 0.0, 0
-        pairs = self.valid_data.pairs
-        for start in range(0, len(pairs), self.config.decode.batch_size):
-            batch = collate(pairs[start : start + self.config.decode.batch_size]).to(device)
-            out = model(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_mask)
-            result = model.loss(out, batch.tgt_out, batch.tgt_mask)
-            nll, tokens = nll + result.nll_sum, tokens + result.tokens
-        return nll, tokens
+    def validation_batches(self):
+        """The validation pairs in corpus order, in batches of decode.batch_size."""
+        pairs, size = self.valid_data.pairs, self.config.decode.batch_size
+        return (collate(pairs[start : start + size]) for start in range(0, len(pairs), size))
 
     def validate(self, model: nn.Module) -> Validation:
         """Loss, perplexity, greedy sacreBLEU and exact match on the validation set, and the
         alignment heatmap of its first sentence."""
         model.eval()
-        nll, tokens = self.validation_loss(model)
+        nll, tokens = validation_nll(self.loss, model, self.validation_batches())
         translations = greedy_translate(model, self.vocabs, self.valid_sources,
                                         self.config.decode)
         hypotheses = [t.text for t in translations]
         scores = corpus_scores(hypotheses, self.valid_references)
         exact = sum(h == r for h, r in zip(hypotheses, self.valid_references, strict=True))
         loss = nll / max(tokens, 1)
-        metrics = {"loss": loss, "perplexity": math.exp(min(loss, 50)), "bleu": scores.bleu,
+        metrics = {"loss": loss, "perplexity": perplexity(loss), "bleu": scores.bleu,
                    "chrf": scores.chrf, "exact_match": 100.0 * exact / max(len(hypotheses), 1)}
         first = translations[0]
         images = {}
@@ -99,5 +86,5 @@ class TranslationTask:
         return Validation(metrics, images, {"samples": samples})
 
     def signature(self) -> dict:
-        return {"task": "translation", "model": config_to_dict(self.config.model),
-                "src_vocab": len(self.vocabs.src), "tgt_vocab": len(self.vocabs.tgt)}
+        return model_signature("translation", self.config.model, src_vocab=len(self.vocabs.src),
+                               tgt_vocab=len(self.vocabs.tgt))

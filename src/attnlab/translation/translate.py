@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import replace
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 

@@ -10,13 +10,22 @@ from attnlab.viz.heatmap import (
     plot_alignment,
     plot_weight_matrix,
 )
+from attnlab.viz.image_attention import image_attention_figure, upsample_attention
 from attnlab.viz.report import write_report
-from attnlab.viz.self_attention import plot_self_attention, self_attention_figure
+from attnlab.viz.self_attention import (
+    SentenceReading,
+    plot_reading,
+    plot_self_attention,
+    self_attention_figure,
+)
 
 __all__ = [
+    "SentenceReading",
+    "plot_reading",
     "alignment_figure",
     "find_cjk_family",
     "font_families",
+    "image_attention_figure",
     "matrix_figure",
     "missing_glyphs",
     "plot_alignment",
@@ -24,5 +33,6 @@ __all__ = [
     "plot_weight_matrix",
     "register_font",
     "self_attention_figure",
+    "upsample_attention",
     "write_report",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -17,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
 from attnlab.viz.fonts import font_families
-from attnlab.viz.heatmap import save_figure
+from attnlab.viz.heatmap import plot_weight_matrix, save_figure
 
 FONT_SIZE = 11
 LINE_INCHES = 0.32
@@ -96,3 +97,30 @@ def plot_self_attention(
 ) -> Path:
     """Write the LSTMN reading figure (see self_attention_figure) to path; returns the path."""
     return save_figure(self_attention_figure(tokens, weights, font_path=font_path), path)
+
+
+@dataclass
+class SentenceReading:
+    """What a self-attending reader (the LSTMN) attended to while reading one sentence:
+    tokens (T,) in reading order; weights (L, T, T): layer l's s^t in row t, over i < t."""
+
+    tokens: list[str]
+    weights: np.ndarray
+
+
+def plot_reading(reading: SentenceReading, output: str | os.PathLike,
+                 matrix: str | os.PathLike | None = None, layer: int = -1) -> tuple[Path, Path]:
+    """Write the reading figure (one line per step; current word red, earlier words shaded by
+    weight) and the step x step weight matrix (default: OUTPUT with -matrix) of layer `layer`
+    (default: the top one). Returns both paths."""
+    layers = reading.weights.shape[0]
+    if not -layers <= layer < layers:
+        raise ValueError(f"layer {layer}: the model has {layers} layer(s)")
+    weights = reading.weights[layer]  # (T, T)
+    output = Path(output)
+    matrix = Path(matrix) if matrix is not None else output.with_name(
+        f"{output.stem}-matrix{output.suffix}")
+    plot_self_attention(reading.tokens, weights, output)
+    plot_weight_matrix(weights, reading.tokens, reading.tokens, matrix,
+                       title="step (row) attends to earlier position (column)")
+    return output, matrix

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from torch import Tensor, nn
-
-from attnlab.errors import ConfigError
-from attnlab.models.lstmn import LSTMN
-
-from .config import LanguageModelConfig
 
 
 @dataclass
@@ -63,30 +57,6 @@ class LanguageModel(nn.Module):
         read = self.reader(self.dropout(self.embedding(inputs)), mask)
         logits = self.output(self.dropout(read.outputs))  # (B, T, V)
         return LanguageModelOutput(logits, read.weights)
-
-
-ReaderFactory = Callable[[LanguageModelConfig, int], nn.Module]
-
-# One line per reader; `max_len` sizes the LSTMN's `location` score.
-READERS: dict[str, ReaderFactory] = {
-    "lstmn": lambda c, max_len: LSTMN(c.embedding_dim, c.hidden_dim, layers=c.layers,
-                                      dropout=c.dropout, score=c.score,
-                                      attention_dim=c.attention_dim, max_len=max_len),
-    "lstm": lambda c, max_len: LSTMReader(c.embedding_dim, c.hidden_dim, c.layers, c.dropout),
-}
-
-
-def build_language_model(config: LanguageModelConfig, vocab_size: int, *, max_len: int,
-                         pad_id: int = 0) -> LanguageModel:
-    """The LanguageModel `config` describes; max_len: the longest input it will read."""
-    if config.kind not in READERS:
-        raise ConfigError(f"unknown model.kind {config.kind!r}; options: {sorted(READERS)}")
-    try:
-        reader = READERS[config.kind](config, max_len)
-    except ValueError as error:  # e.g. an unknown score
-        raise ConfigError(f"model.score: {error}") from None
-    return LanguageModel(vocab_size, config.embedding_dim, reader, config.hidden_dim,
-                         dropout=config.dropout, pad_id=pad_id)
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -19,14 +19,16 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnlab.attention import HardAttention, MovingAverageBaseline, reinforce_loss
-from attnlab.models import AttentionConfig as LayerConfig
-from attnlab.models import DecoderState
-from attnlab.models.attention_layer import AttentionLayer
-from attnlab.models.decoders import concat_steps
+from attnlab.attention import (
+    AttentionOutput,
+    HardAttention,
+    MovingAverageBaseline,
+    ReinforceWeights,
+    sequence_reinforce_loss,
+)
 
-from .config import AttentionConfig, ModelConfig
-from .encoder import build_encoder
+from .attention_layer import AttentionLayer
+from .decoder_base import DecoderState
 
 
 @dataclass
@@ -82,17 +84,19 @@ class ShowAttendTellDecoder(nn.Module):
         self.out = nn.Linear(embedding_dim, vocab_size)  # L_o
         self.dropout = nn.Dropout(dropout)
 
-    def start(self, annotations: Tensor) -> DecoderState:
-        """The initial state and the memory of the keys, projected once per image."""
+    def start(self, annotations: Tensor, mask: Tensor | None = None) -> DecoderState:
+        """The initial state and the memory of the keys, projected once per image;
+        annotations (B, L, D), mask (B, L) the locations to attend to (default: all)."""
         mean = annotations.mean(1)  # (B, D)
         hidden, cell = torch.tanh(self.init_hidden(mean)), torch.tanh(self.init_cell(mean))
-        mask = annotations.new_ones(annotations.shape[:2], dtype=torch.bool)  # (B, L)
+        if mask is None:
+            mask = annotations.new_ones(annotations.shape[:2], dtype=torch.bool)  # (B, L)
         memory = self.attention.memory(annotations, mask)
         # rnn as (layers, B, n) tensors, the layout DecoderState.reorder expects
         return DecoderState((hidden.unsqueeze(0), cell.unsqueeze(0)), None, memory)
 
     def run(self, embedded: Tensor, state: DecoderState):
-        """embedded (B, E) y_{t-1} -> features (B, E), AttentionStep ((B, ...) fields), state."""
+        """embedded (B, E) y_{t-1} -> features (B, E), AttentionOutput ((B, ...) fields), state."""
         hidden, cell = state.rnn[0][0], state.rnn[1][0]  # h_{t-1}, c_{t-1}: (B, n)
         attended = self.attention(hidden, state.memory, state.step)  # alpha_t from h_{t-1}
         context = attended.context  # (B, D)
@@ -118,8 +122,7 @@ class ShowAttendTellDecoder(nn.Module):
             feature, attended, state = self.run(embedded[:, t], state)
             features.append(feature.unsqueeze(1))
             steps.append(attended)
-        # one-step fields (B, ...) -> (B, 1, ...) so concat_steps stacks them over time
-        attention = concat_steps([_add_time_axis(step) for step in steps])
+        attention = AttentionOutput.stack(steps)  # (B, T, ...) fields
         logits = self.out(self.dropout(torch.cat(features, 1)))  # (B, T, V)
         sample = attention.sample
         return CaptionOutput(logits, attention.weights,
@@ -127,35 +130,37 @@ class ShowAttendTellDecoder(nn.Module):
                              None if sample is None else sample.entropy)
 
 
-def _add_time_axis(step):
-    """An AttentionStep of one decoder step with a length-1 time axis on every field."""
-    sample = step.sample
-    if sample is not None:
-        sample = type(sample)(*(field.unsqueeze(1) for field in vars(sample).values()))
-    return type(step)(step.context.unsqueeze(1), step.weights.unsqueeze(1), sample)
-
-
 class Captioner(nn.Module):
     """Encoder + decoder. forward(images (B, 3, H, W), tgt_in (B, T)) -> CaptionOutput.
 
-    With `attention.hard`, training uses the REINFORCE objective with a moving-average
-    baseline; otherwise the NLL plus `attention.doubly_stochastic` times the penalty.
+    With `reinforce` (hard attention), training uses the REINFORCE objective with a
+    moving-average baseline; otherwise the NLL plus `doubly_stochastic` times the penalty.
     """
 
-    def __init__(self, encoder: nn.Module, decoder: ShowAttendTellDecoder,
-                 attention: AttentionConfig):
+    def __init__(self, encoder: nn.Module, decoder: ShowAttendTellDecoder, *,
+                 reinforce: ReinforceWeights | None = None, doubly_stochastic: float = 0.0):
         super().__init__()
-        self.encoder, self.decoder, self.attention_config = encoder, decoder, attention
-        self.baseline = MovingAverageBaseline() if attention.hard else None
+        self.encoder, self.decoder = encoder, decoder
+        self.reinforce, self.doubly_stochastic = reinforce, doubly_stochastic
+        self.baseline = MovingAverageBaseline() if reinforce is not None else None
 
     def grid_size(self, height: int, width: int) -> tuple[int, int]:
         """(h, w) of the annotation grid for H x W images; L = h * w."""
         return self.encoder.grid_size(height, width)
 
-    def encode(self, images: Tensor, mask: Tensor | None = None) -> Tensor:
-        """images (B, 3, H, W) -> annotations (B, L, D). `mask` (all True) is accepted so that
-        beam search can call encode(src, src_mask) as it does for translation."""
+    def encode(self, images: Tensor) -> Tensor:
+        """images (B, 3, H, W) -> annotations (B, L, D)."""
         return self.encoder(images)
+
+    def start(self, images: Tensor, mask: Tensor) -> DecoderState:
+        """Encode once and start decoding (attnlab.decode.Searchable); mask (B, L) the
+        annotation locations to attend to."""
+        return self.decoder.start(self.encode(images), mask)
+
+    def step(self, tokens: Tensor, state: DecoderState
+             ) -> tuple[Tensor, Tensor, DecoderState]:
+        """One word for search: tokens (B,) -> logits (B, V), alpha (B, L), state."""
+        return self.decoder.step(tokens, state)
 
     def forward(self, images: Tensor, tgt_in: Tensor) -> CaptionOutput:
         return self.decoder(tgt_in, self.encode(images))
@@ -169,40 +174,20 @@ class Captioner(nn.Module):
         """
         token_nll = F.cross_entropy(out.logits.transpose(1, 2), tgt_out, reduction="none")
         token_nll = token_nll * tgt_mask  # (B, T)
-        tokens, config = int(tgt_mask.sum()), self.attention_config
-        log_likelihood = -token_nll.sum(-1)  # (B,) log p(y | a) (or | s~, a)
+        tokens = int(tgt_mask.sum())
         penalty = torch.zeros(())
         if self.baseline is not None and self.training:
-            terms = reinforce_loss(
-                log_likelihood, (out.hard_log_prob * tgt_mask).sum(-1),
-                (out.hard_entropy * tgt_mask).sum(-1), self.baseline.update(log_likelihood),
-                lambda_r=config.lambda_r, lambda_e=config.lambda_e)
-            per_caption = terms.loss
+            per_caption = sequence_reinforce_loss(
+                token_nll, tgt_mask, out.hard_log_prob, out.hard_entropy, self.baseline,
+                self.reinforce).loss
         else:
-            per_caption = -log_likelihood.mean()
-            if config.doubly_stochastic and not config.hard:
+            per_caption = token_nll.sum(-1).mean()  # -log p(y | a) per caption
+            if self.doubly_stochastic:
                 penalty = doubly_stochastic_penalty(out.attention, tgt_mask).mean()
-                per_caption = per_caption + config.doubly_stochastic * penalty
+                per_caption = per_caption + self.doubly_stochastic * penalty
         loss = per_caption * tgt_mask.shape[0] / max(tokens, 1)
         nll_sum = float(token_nll.detach().sum())
         return CaptionLoss(loss, nll_sum, tokens, float(penalty.detach()))
-
-
-def build_captioner(config: ModelConfig, vocab_size: int, image_size: int) -> Captioner:
-    """The Captioner of `config` for square images of `image_size` pixels (the `location`
-    score needs the number of annotations L)."""
-    encoder = build_encoder(config.encoder)
-    height, width = encoder.grid_size(image_size, image_size)
-    dec, att = config.decoder, config.decoder.attention
-    layer_config = LayerConfig(score=att.score, hidden_dim=att.hidden_dim,
-                               sharpness=att.sharpness, hard=att.hard,
-                               expectation_prob=att.expectation_prob)
-    attention = AttentionLayer(layer_config, dec.hidden_dim, encoder.output_dim,
-                               max_len=height * width)
-    decoder = ShowAttendTellDecoder(vocab_size, dec.embedding_dim, dec.hidden_dim,
-                                    encoder.output_dim, attention, gate=dec.gate,
-                                    dropout=dec.dropout)
-    return Captioner(encoder, decoder, att)
 
 
 def set_hard_decoding(model: Captioner, mode: str) -> None:

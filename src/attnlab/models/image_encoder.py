@@ -16,8 +16,6 @@ from torch import Tensor, nn
 
 from attnlab.errors import ConfigError
 
-from .config import EncoderConfig
-
 RESNET_CHANNELS = {  # output channels of stage 3 and stage 4
     "resnet18": (256, 512), "resnet34": (256, 512), "resnet50": (1024, 2048),
     "resnet101": (1024, 2048), "resnet152": (1024, 2048),
@@ -147,11 +145,3 @@ def _torchvision_models():
         raise ConfigError("model.encoder.kind=resnet needs torchvision, which is not "
                           "installed (pip install torchvision); or use kind: cnn") from None
     return torchvision.models
-
-
-def build_encoder(config: EncoderConfig) -> ConvEncoder | ResNetEncoder:
-    """The encoder of `config` (the only place that reads EncoderConfig)."""
-    if config.kind == "resnet":
-        return ResNetEncoder(config.resnet, config.weights, stages=config.resnet_stages,
-                             fine_tune=config.fine_tune, positions=config.positions)
-    return ConvEncoder(config.channels, positions=config.positions)
