@@ -22,9 +22,8 @@ import torch
 
 from attnlab.data import read_lines
 from attnlab.eval import corpus_bleu
-from attnlab.train import EarlyStoppingConfig, RunDir, TrainConfig
-from attnlab.translation import DecodeConfig, RunConfig, TranslationTask, translate_sentences
-from attnlab.translation.run import train_translation
+from attnlab.train import EarlyStoppingConfig, RunDir, TrainConfig, run_experiment
+from attnlab.translation import DecodeConfig, RunConfig, TranslationTask, translate
 from common import CACHE, DATA, PEERS, multi30k_config, reference_model
 
 
@@ -40,7 +39,7 @@ def attnlab_model(updates: int):
     run_dir = CACHE / f"decode-ref-{updates}"
     if not RunDir(run_dir).has_checkpoint("best"):
         print(f"training the attnlab reference model for {updates} updates ...", flush=True)
-        train_translation(config, run_dir, progress=False, log=lambda _: None)
+        run_experiment(TranslationTask, config, run_dir, progress=False, log=lambda _: None)
     task = TranslationTask(config, run_dir, log=lambda _: None)
     RunDir(run_dir).load_checkpoint("best", task.model)
     return task.model.eval(), task.vocabs
@@ -49,9 +48,9 @@ def attnlab_model(updates: int):
 def time_attnlab(model, vocabs, sources, references, beam: int) -> tuple[float, float]:
     decode = DecodeConfig(beam=beam, alpha=1.0, max_len_ratio=1.5, max_len_extra=0,
                           batch_size=64)
-    translate_sentences(model, vocabs, sources[:64], decode)  # warm-up
+    translate(model, vocabs, sources[:64], decode)  # warm-up
     start = time.perf_counter()
-    outputs = translate_sentences(model, vocabs, sources, decode)
+    outputs = translate(model, vocabs, sources, decode)
     seconds = time.perf_counter() - start
     return len(sources) / seconds, corpus_bleu([o.text for o in outputs], references)[0]
 

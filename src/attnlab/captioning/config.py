@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from attnlab.models.config import CaptionerConfig
-from attnlab.train.config import TrainConfig
+from attnlab.train.config import ExperimentConfig
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -51,8 +51,9 @@ class DecodeConfig:
 
 
 @dataclass
-class RunConfig:
+class RunConfig(ExperimentConfig):
+    """A captioning experiment: the YAML sections data, model, train and decode."""
+
     data: DataConfig = field(default_factory=DataConfig)
     model: CaptionerConfig = field(default_factory=CaptionerConfig)
-    train: TrainConfig = field(default_factory=TrainConfig)
     decode: DecodeConfig = field(default_factory=DecodeConfig)

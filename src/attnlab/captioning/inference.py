@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch import Tensor
@@ -29,13 +29,16 @@ class Caption:
         return " ".join(self.words)
 
 
-def caption_images(model: Captioner, images: Tensor, vocab: Vocab, *, beam: int = 3,
-                   alpha: float = 0.0, max_len: int = 20) -> list[Caption]:
-    """Caption normalised images (B, 3, H, W); the best hypothesis of each, in order."""
+def caption_images(model: Captioner, images: Tensor, vocab: Vocab,
+                   decode: DecodeConfig | None = None) -> list[Caption]:
+    """Caption normalised images (B, 3, H, W) with beam search as `decode` says (DecodeConfig's
+    defaults when None); the best hypothesis of each, in order."""
+    decode = decode or DecodeConfig()
     height, width = model.grid_size(images.shape[2], images.shape[3])
     # every location of the grid may be attended to
     mask = torch.ones(images.shape[0], height * width, dtype=torch.bool, device=images.device)
-    results = beam_search(model, images, mask, beam_size=beam, alpha=alpha, max_len=max_len)
+    results = beam_search(model, images, mask, beam_size=decode.beam, alpha=decode.alpha,
+                          max_len=decode.max_len)
     captions = []
     for (best,) in results:
         ids = best.tokens[:-1] if best.tokens and best.tokens[-1] == EOS_ID else best.tokens
@@ -46,12 +49,12 @@ def caption_images(model: Captioner, images: Tensor, vocab: Vocab, *, beam: int 
 
 def caption_pixels(model: Captioner, pixels: Tensor, vocab: Vocab, data: DataConfig,
                    decode: DecodeConfig, *, beam: int | None = None) -> list[Caption]:
-    """Caption resized images (N, S, S, 3) uint8 in batches of decode.batch_size."""
+    """Caption resized images (N, S, S, 3) uint8 in batches of decode.batch_size (beam size
+    `beam` instead of decode.beam when given)."""
     device = next(model.parameters()).device
+    decode = replace(decode, beam=beam or decode.beam)
     captions: list[Caption] = []
     for start in range(0, pixels.shape[0], decode.batch_size):
         chunk = normalise(pixels[start : start + decode.batch_size], data.mean, data.std)
-        captions += caption_images(model, chunk.to(device), vocab,
-                                   beam=beam or decode.beam, alpha=decode.alpha,
-                                   max_len=decode.max_len)
+        captions += caption_images(model, chunk.to(device), vocab, decode)
     return captions

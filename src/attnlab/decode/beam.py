@@ -23,15 +23,8 @@ from torch import Tensor
 
 from attnlab.data import BOS_ID, EOS_ID
 
-from .common import (
-    Hypothesis,
-    MaxLen,
-    evaluating,
-    length_penalty,
-    next_token_scores,
-    step_limits,
-)
-from .protocol import Searchable, SearchState
+from .common import evaluating, length_penalty, next_token_scores, step_limits
+from .protocol import Hypothesis, MaxLen, Searchable, SearchState
 
 
 @dataclass

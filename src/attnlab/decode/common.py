@@ -1,35 +1,17 @@
-"""What greedy and beam search share: the hypothesis they return, the GNMT length penalty, the
-per-sentence output limit, and running a model in eval mode without gradients."""
+"""What greedy and beam search share: the GNMT length penalty, the per-sentence output limit,
+next-token scores, and running a model in eval mode without gradients."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 
 import torch
 from torch import Tensor, nn
 
 from attnlab.data import BOS_ID, PAD_ID
 
-MaxLen = int | Callable[[int], int]  # a fixed limit, or one computed from the source length
-
-
-@dataclass
-class Hypothesis:
-    """One decoded output of one sentence.
-
-    tokens: target ids, ending with EOS when the hypothesis finished (no EOS when it hit the
-    length limit first); log_prob: log p(tokens | source), summed over tokens; score: log_prob
-    divided by the length penalty (what hypotheses are ranked by); attention (len(tokens), S_real):
-    row j is the attention that produced tokens[j], over the sentence's real source positions,
-    or None for a model without attention.
-    """
-
-    tokens: list[int]
-    score: float
-    log_prob: float
-    attention: Tensor | None
+from .protocol import MaxLen
 
 
 def length_penalty(length: int | Tensor, alpha: float) -> float | Tensor:

@@ -1,4 +1,5 @@
-"""What search needs from a model: start from a source, step one token, reorder the state.
+"""The contract of search: what it needs from a model (start from a source, step one token,
+reorder the state) and what it returns (Hypothesis).
 
 Any model with these methods can be decoded by `greedy_search` and `beam_search`: the
 translation `Seq2Seq` and the image `Captioner` both implement it.
@@ -6,11 +7,31 @@ translation `Seq2Seq` and the image `Captioner` both implement it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from torch import Tensor
 
 State = TypeVar("State", bound="SearchState")
+MaxLen = int | Callable[[int], int]  # a fixed limit, or one computed from the source length
+
+
+@dataclass
+class Hypothesis:
+    """One decoded output of one sentence.
+
+    tokens: target ids, ending with EOS when the hypothesis finished (no EOS when it hit the
+    length limit first); log_prob: log p(tokens | source), summed over tokens; score: log_prob
+    divided by the length penalty (what hypotheses are ranked by); attention (len(tokens), S_real):
+    row j is the attention that produced tokens[j], over the sentence's real source positions,
+    or None for a model without attention.
+    """
+
+    tokens: list[int]
+    score: float
+    log_prob: float
+    attention: Tensor | None
 
 
 class SearchState(Protocol):

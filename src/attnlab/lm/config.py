@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from attnlab.models.config import LanguageModelConfig
-from attnlab.train.config import TrainConfig
+from attnlab.train.config import ExperimentConfig
 
 
 @dataclass
@@ -35,7 +35,8 @@ class TextConfig:
 
 
 @dataclass
-class LMRunConfig:
+class LMRunConfig(ExperimentConfig):
+    """A language-model experiment: the YAML sections data, model and train."""
+
     data: TextConfig = field(default_factory=TextConfig)
     model: LanguageModelConfig = field(default_factory=LanguageModelConfig)
-    train: TrainConfig = field(default_factory=TrainConfig)

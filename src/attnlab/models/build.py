@@ -20,17 +20,9 @@ from attnlab.attention import (
 )
 from attnlab.errors import ConfigError
 
+from . import config as schema  # the model dataclasses this module reads
 from .attention_layer import AttentionLayer
 from .captioner import Captioner, ShowAttendTellDecoder
-from .config import (
-    AttentionConfig,
-    CaptionerConfig,
-    DecoderConfig,
-    EncoderConfig,
-    ImageEncoderConfig,
-    LanguageModelConfig,
-    ModelConfig,
-)
 from .decoders import BahdanauDecoder, LuongDecoder, PlainDecoder, RecurrentDecoder
 from .encoder import RNNEncoder
 from .image_encoder import ConvEncoder, ResNetEncoder
@@ -39,7 +31,7 @@ from .lstmn import LSTMN, LSTMNEncoder
 from .seq2seq import Seq2Seq
 
 
-def build_attention(config: AttentionConfig, query_dim: int, key_dim: int, max_len: int,
+def build_attention(config: schema.AttentionConfig, query_dim: int, key_dim: int, max_len: int,
                     where: str = "model.decoder.attention") -> AttentionLayer:
     """The mechanism `config` describes around its score; max_len: the source positions a
     `location` score must address when config.max_len is not set."""
@@ -53,7 +45,7 @@ def build_attention(config: AttentionConfig, query_dim: int, key_dim: int, max_l
         raise ConfigError(f"{where}: {error}") from None
 
 
-def reinforce_weights(config: AttentionConfig) -> ReinforceWeights | None:
+def reinforce_weights(config: schema.AttentionConfig) -> ReinforceWeights | None:
     """Hard attention's REINFORCE weights, or None for soft attention."""
     return ReinforceWeights(config.lambda_r, config.lambda_e) if config.hard else None
 
@@ -72,7 +64,7 @@ class DecoderSizes:
     pad_id: int
 
 
-def _rnn_options(dec: DecoderConfig, sizes: DecoderSizes) -> dict:
+def _rnn_options(dec: schema.DecoderConfig, sizes: DecoderSizes) -> dict:
     default_output = dec.embedding_dim if dec.kind != "luong" else dec.hidden_dim
     output_dim = dec.output_dim or (dec.embedding_dim if dec.tied_embeddings else default_output)
     if dec.tied_embeddings and output_dim != dec.embedding_dim:
@@ -84,11 +76,11 @@ def _rnn_options(dec: DecoderConfig, sizes: DecoderSizes) -> dict:
                 tied=dec.tied_embeddings, pad_id=sizes.pad_id)
 
 
-def _attention(dec: DecoderConfig, sizes: DecoderSizes) -> AttentionLayer:
+def _attention(dec: schema.DecoderConfig, sizes: DecoderSizes) -> AttentionLayer:
     return build_attention(dec.attention, dec.hidden_dim, sizes.key_dim, sizes.max_src_len)
 
 
-DECODERS: dict[str, Callable[[DecoderConfig, DecoderSizes], RecurrentDecoder]] = {
+DECODERS: dict[str, Callable[[schema.DecoderConfig, DecoderSizes], RecurrentDecoder]] = {
     "none": lambda d, s: PlainDecoder(s.vocab, d.embedding_dim, d.hidden_dim, s.key_dim,
                                       **_rnn_options(d, s)),
     "bahdanau": lambda d, s: BahdanauDecoder(s.vocab, d.embedding_dim, d.hidden_dim, s.key_dim,
@@ -99,7 +91,8 @@ DECODERS: dict[str, Callable[[DecoderConfig, DecoderSizes], RecurrentDecoder]] =
 }
 
 
-def _lstmn_encoder(enc: EncoderConfig, vocab: int, max_src_len: int, pad_id: int) -> nn.Module:
+def _lstmn_encoder(enc: schema.EncoderConfig, vocab: int, max_src_len: int,
+                   pad_id: int) -> nn.Module:
     if enc.bidirectional:
         raise ConfigError("model.encoder.kind=lstmn reads left to right: set "
                           "model.encoder.bidirectional: false")
@@ -111,7 +104,7 @@ def _lstmn_encoder(enc: EncoderConfig, vocab: int, max_src_len: int, pad_id: int
         raise ConfigError(f"model.encoder.score: {error}") from None
 
 
-ENCODERS: dict[str, Callable[[EncoderConfig, int, int, int], nn.Module]] = {
+ENCODERS: dict[str, Callable[[schema.EncoderConfig, int, int, int], nn.Module]] = {
     "rnn": lambda e, vocab, max_len, pad: RNNEncoder(
         vocab, e.embedding_dim, e.hidden_dim, layers=e.layers, bidirectional=e.bidirectional,
         rnn=e.rnn, dropout=e.dropout, pad_id=pad),
@@ -119,7 +112,7 @@ ENCODERS: dict[str, Callable[[EncoderConfig, int, int, int], nn.Module]] = {
 }
 
 
-def build_model(config: ModelConfig, src_vocab_size: int, tgt_vocab_size: int, *,
+def build_model(config: schema.ModelConfig, src_vocab_size: int, tgt_vocab_size: int, *,
                 max_src_len: int = 100, pad_id: int = 0) -> Seq2Seq:
     """A Seq2Seq for `config`; max_src_len sizes the `location` score."""
     encoder = build_encoder(config.encoder, src_vocab_size, max_src_len=max_src_len,
@@ -133,7 +126,7 @@ def build_model(config: ModelConfig, src_vocab_size: int, tgt_vocab_size: int, *
     return Seq2Seq(encoder, decoder, pad_id=pad_id, reinforce=reinforce)
 
 
-def build_encoder(enc: EncoderConfig, src_vocab_size: int, *, max_src_len: int,
+def build_encoder(enc: schema.EncoderConfig, src_vocab_size: int, *, max_src_len: int,
                   pad_id: int) -> nn.Module:
     """The encoder `enc.kind` names; max_src_len sizes a `location` intra-attention score."""
     return ENCODERS[enc.kind](enc, src_vocab_size, max_src_len, pad_id)
@@ -141,18 +134,18 @@ def build_encoder(enc: EncoderConfig, src_vocab_size: int, *, max_src_len: int,
 
 # ---- captioning --------------------------------------------------------------------------
 
-IMAGE_ENCODERS: dict[str, Callable[[ImageEncoderConfig], nn.Module]] = {
+IMAGE_ENCODERS: dict[str, Callable[[schema.ImageEncoderConfig], nn.Module]] = {
     "cnn": lambda c: ConvEncoder(c.channels, positions=c.positions),
     "resnet": lambda c: ResNetEncoder(c.resnet, c.weights, stages=c.resnet_stages,
                                       fine_tune=c.fine_tune, positions=c.positions),
 }
 
 
-def build_image_encoder(config: ImageEncoderConfig) -> nn.Module:
+def build_image_encoder(config: schema.ImageEncoderConfig) -> nn.Module:
     return IMAGE_ENCODERS[config.kind](config)
 
 
-def build_captioner(config: CaptionerConfig, vocab_size: int, image_size: int) -> Captioner:
+def build_captioner(config: schema.CaptionerConfig, vocab_size: int, image_size: int) -> Captioner:
     """The Captioner of `config` for square images of `image_size` pixels (the `location`
     score needs the number of annotations L)."""
     encoder = build_image_encoder(config.encoder)
@@ -169,7 +162,7 @@ def build_captioner(config: CaptionerConfig, vocab_size: int, image_size: int) -
 # ---- language models ---------------------------------------------------------------------
 
 # One line per reader; `max_len` sizes the LSTMN's `location` score.
-READERS: dict[str, Callable[[LanguageModelConfig, int], nn.Module]] = {
+READERS: dict[str, Callable[[schema.LanguageModelConfig, int], nn.Module]] = {
     "lstmn": lambda c, max_len: LSTMN(c.embedding_dim, c.hidden_dim, layers=c.layers,
                                       dropout=c.dropout, score=c.score,
                                       attention_dim=c.attention_dim, max_len=max_len),
@@ -177,7 +170,7 @@ READERS: dict[str, Callable[[LanguageModelConfig, int], nn.Module]] = {
 }
 
 
-def build_language_model(config: LanguageModelConfig, vocab_size: int, *, max_len: int,
+def build_language_model(config: schema.LanguageModelConfig, vocab_size: int, *, max_len: int,
                          pad_id: int = 0) -> LanguageModel:
     """The LanguageModel `config` describes; max_len: the longest input it will read."""
     try:

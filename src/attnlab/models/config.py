@@ -86,6 +86,19 @@ class ModelConfig:
 
 
 @dataclass
+class LanguageModelConfig:
+    """The reader between the embedding and the softmax: an LSTMN or a plain LSTM baseline."""
+
+    kind: Literal["lstmn", "lstm"] = "lstmn"
+    embedding_dim: int = 256
+    hidden_dim: int = 256
+    layers: int = 1
+    dropout: float = 0.3  # on embeddings, between layers and before the softmax
+    score: str = field(default="additive", metadata=score_name("lstmn: intra-attention score"))
+    attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)
+
+
+@dataclass
 class ImageEncoderConfig:
     """The CNN whose last feature map (h x w x D) gives the L = h*w annotation vectors a_i."""
 
@@ -138,16 +151,3 @@ class CaptionerConfig:
 
     encoder: ImageEncoderConfig = field(default_factory=ImageEncoderConfig)
     decoder: CaptionDecoderConfig = field(default_factory=CaptionDecoderConfig)
-
-
-@dataclass
-class LanguageModelConfig:
-    """The reader between the embedding and the softmax: an LSTMN or a plain LSTM baseline."""
-
-    kind: Literal["lstmn", "lstm"] = "lstmn"
-    embedding_dim: int = 256
-    hidden_dim: int = 256
-    layers: int = 1
-    dropout: float = 0.3  # on embeddings, between layers and before the softmax
-    score: str = field(default="additive", metadata=score_name("lstmn: intra-attention score"))
-    attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)

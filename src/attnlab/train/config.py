@@ -90,3 +90,11 @@ class TrainConfig:
             raise ConfigError("train.schedule.warmup_steps must be at least 1 for warmup_decay")
         if self.max_steps is None and self.max_epochs is None and self.max_minutes is None:
             raise ConfigError("train needs a budget: set max_steps, max_epochs or max_minutes")
+
+
+@dataclass
+class ExperimentConfig:
+    """What every experiment config has: the `train:` section the shared loop reads. Recipes
+    add their `data:`, `model:` (and `loss:`, `decode:`) sections."""
+
+    train: TrainConfig = field(default_factory=TrainConfig)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from attnlab.models.config import ModelConfig
-from attnlab.train.config import TrainConfig
+from attnlab.train.config import ExperimentConfig
 
 
 @dataclass
@@ -51,9 +51,10 @@ class DecodeConfig:
 
 
 @dataclass
-class RunConfig:
+class RunConfig(ExperimentConfig):
+    """A translation experiment: the YAML sections data, model, train, loss and decode."""
+
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
-    train: TrainConfig = field(default_factory=TrainConfig)
     loss: LossConfig = field(default_factory=LossConfig)
     decode: DecodeConfig = field(default_factory=DecodeConfig)
