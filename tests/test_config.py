@@ -113,3 +113,17 @@ def test_unions_try_each_member():
     assert load_config({"y": 2}, Either) == Either(None, 2)
     with pytest.raises(ConfigError, match="x must be an integer or null, got 'a'"):
         load_config({"x": "a"}, Either)
+
+
+def test_score_names_are_checked_when_the_yaml_loads(tmp_path):
+    from attnlab.translation import RunConfig
+
+    path = tmp_path / "c.yaml"
+    path.write_text("model:\n  decoder:\n    attention:\n      score: addtive\n")
+    with pytest.raises(ConfigError, match=r"c.yaml: model.decoder.attention.score: unknown "
+                                          r"score 'addtive'; did you mean 'additive'"):
+        load_config(path, RunConfig)
+    with pytest.raises(ConfigError, match=r"model.encoder.score: unknown score 'dott'"):
+        load_config({"model": {"encoder": {"score": "dott"}}}, RunConfig)
+    with pytest.raises(ConfigError, match="hard attention is global"):
+        load_config({"model": {"decoder": {"attention": {"hard": True, "window": 3}}}}, RunConfig)

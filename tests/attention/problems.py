@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from attnlab.attention import SCORES
 
-SAME_DIM_SCORES = {"dot", "scaled_dot", "cosine"}  # compare q and k directly: Dq == Dk
+# Scores that compare q and k directly need Dq == Dk: asked of the score, never listed here.
+SAME_DIM_SCORES = {name for name, cls in SCORES.items() if cls.needs_equal_dims}
 
 
 @dataclass

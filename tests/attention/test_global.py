@@ -17,8 +17,9 @@ def build(name, problem):
     return seeded(attention, problem.seed)
 
 
-def test_scores_table_has_the_seven_names():
-    assert set(SCORES) == {"cosine", "additive", "concat", "location", "general", "dot",
+def test_scores_table_has_the_papers_seven_names():
+    # >=: a score added later is picked up by every test below without editing them
+    assert set(SCORES) >= {"cosine", "additive", "concat", "location", "general", "dot",
                            "scaled_dot"}
 
 

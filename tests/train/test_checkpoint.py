@@ -87,3 +87,15 @@ def test_config_and_kept_files(tmp_path):
     vocabulary = tmp_path / "vocab.txt"
     vocabulary.write_text("a\nb\n")
     assert run_dir.keep_file(vocabulary, "vocab.src.txt").read_text() == "a\nb\n"
+
+
+def test_keys_added_later_with_an_off_default_still_match(tmp_path):
+    # A run written before a config key existed loads when the new key is off (None / False),
+    # and is refused when the new key is on, or when it is 0 (not the same as False).
+    run_dir = RunDir(tmp_path)
+    save(run_dir, model())
+    for off in (None, False):
+        run_dir.load_checkpoint("last", model(), {**SIGNATURE, "window": off})
+    for on in (True, 0, 3):
+        with pytest.raises(CheckpointError, match=r"signature\.window is '<absent>' there"):
+            run_dir.load_checkpoint("last", model(), {**SIGNATURE, "window": on})
