@@ -13,9 +13,10 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
+from . import scores
 from .hard import HardAttention
 from .local import LocalAttention
-from .scores import COSINE_EPS, Additive, Cosine, Dot, General, Location, ScaledDot, Score
+from .scores import COSINE_EPS, Cosine, Location, Score
 
 
 def dot(q: Tensor, k: Tensor) -> Tensor:
@@ -56,12 +57,12 @@ def key_strength(score: Cosine, q: Tensor) -> Tensor | float:
 # One line per score class: its score(q, k) for one query (Dq,) and one key (Dk,), from the
 # module's parameters. (Location has no pair form: see `alignment`.)
 PAIR_SCORES: dict[type[Score], Callable[[Score, Tensor, Tensor], Tensor]] = {
-    Dot: lambda score, q, k: dot(q, k),
-    ScaledDot: lambda score, q, k: scaled_dot(q, k),
-    General: lambda score, q, k: general(q, k, score.key_proj.weight),
-    Additive: lambda score, q, k: additive(q, k, score.query_proj.weight, score.key_proj.weight,
-                                           score.v.weight[0]),
-    Cosine: lambda score, q, k: cosine(q, k, key_strength(score, q)),
+    scores.Dot: lambda score, q, k: dot(q, k),
+    scores.ScaledDot: lambda score, q, k: scaled_dot(q, k),
+    scores.General: lambda score, q, k: general(q, k, score.key_proj.weight),
+    scores.Additive: lambda score, q, k: additive(q, k, score.query_proj.weight,
+                                                  score.key_proj.weight, score.v.weight[0]),
+    scores.Cosine: lambda score, q, k: cosine(q, k, key_strength(score, q)),
 }
 
 
@@ -72,12 +73,12 @@ def pair_score(score: Score, q: Tensor, k: Tensor) -> Tensor:
     return PAIR_SCORES[type(score)](score, q, k)
 
 
-def softmax_over(scores: dict[int, Tensor]) -> dict[int, Tensor]:
+def softmax_over(by_position: dict[int, Tensor]) -> dict[int, Tensor]:
     """exp(s_i) / sum_j exp(s_j) over the given positions only (max subtracted for stability)."""
-    if not scores:
+    if not by_position:
         return {}
-    top = max(float(s.detach()) for s in scores.values())
-    exps = {i: torch.exp(s - top) for i, s in scores.items()}
+    top = max(float(s.detach()) for s in by_position.values())
+    exps = {i: torch.exp(s - top) for i, s in by_position.items()}
     total = sum(exps.values())
     return {i: e / total for i, e in exps.items()}
 
