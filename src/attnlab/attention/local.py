@@ -19,7 +19,8 @@ from torch import Tensor, nn
 
 from .base import AttentionOutput, Mechanism, Position, resolve_score
 from .core import masked_softmax
-from .scores import Score, gather_rows
+from .ops import gather_rows
+from .scores import Score
 
 
 @dataclass

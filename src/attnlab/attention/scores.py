@@ -19,9 +19,10 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+
+from .ops import AddTanh, gather_rows
 
 COSINE_EPS = 1e-8  # guards the norm of an all-zero vector in the cosine score
 
@@ -35,37 +36,6 @@ class ScoreDims:
     hidden_dim: int | None = None  # additive: inner size (default query_dim)
     max_len: int | None = None  # location: number of source positions it can address
     sharpness: float | None = None  # cosine: fixed key strength beta (None = learned from query)
-
-
-def gather_rows(rows: Tensor, positions: Tensor) -> Tensor:
-    """Pick rows per query: rows (B, Tk, H), positions (B, Tq, W) in [0, Tk) -> (B, Tq, W, H)."""
-    batch, num_rows, hidden = rows.shape
-    # index_select copies whole rows; gather would read one int64 index per element.
-    flat = positions + torch.arange(batch, device=positions.device).view(-1, 1, 1) * num_rows
-    picked = rows.reshape(batch * num_rows, hidden).index_select(0, flat.reshape(-1))
-    return picked.view(*positions.shape, hidden)
-
-
-class AddTanh(torch.autograd.Function):
-    """tanh(a + b), broadcasting, computed in one buffer as 2 sigmoid(2(a + b)) - 1.
-
-    Same function, but on this CPU build torch.tanh is ~10x slower than torch.sigmoid, and the
-    additive score spends most of its time here (B x Tq x Tk x H elements).
-    """
-
-    @staticmethod
-    def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
-        out = torch.add(a, b).mul_(2).sigmoid_().mul_(2).sub_(1)
-        ctx.save_for_backward(out)
-        ctx.shapes = a.shape, b.shape
-        return out
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple[Tensor, Tensor]:
-        (out,) = ctx.saved_tensors
-        grad = grad * (1 - out * out)  # d tanh(x) / dx = 1 - tanh(x)^2
-        shape_a, shape_b = ctx.shapes
-        return grad.sum_to_size(shape_a), grad.sum_to_size(shape_b)
 
 
 class Score(nn.Module):
