@@ -7,9 +7,12 @@ import re
 import numpy as np
 import pytest
 
+import attnlab
 from attnlab.cli import main
 from attnlab.translation import LabelledAttention
-from attnlab.translation.evaluate import alignment_weights, argmax_links, rwth_gold
+from attnlab.translation.alignment import alignment_weights, argmax_links, rwth_gold
+from attnlab.translation.golds import environment_rwth_dir, rwth_gold_for_run
+from attnlab.translation.loading import load_run
 
 AER_LINE = re.compile(r"^AER (\d\.\d{4})  (.*)$", re.MULTILINE)
 
@@ -53,6 +56,28 @@ def test_rwth_aer_found_through_attnlab_data(deen_run, deen_data, rwth_root, mon
     (aer_value, what), = AER_LINE.findall(out)
     assert 0.0 <= float(aer_value) <= 1.0
     assert "RWTH de-en gold" in what and "3 pairs" in what and "words" in what
+
+
+def test_no_rwth_gold_without_attnlab_data(deen_run, deen_data, rwth_root, tmp_path,
+                                           monkeypatch, capsys):
+    # A gold set beside a (pretend) repository must not be found: only --rwth or ATTNLAB_DATA.
+    repository = tmp_path / "repo"
+    (repository / "src" / "attnlab").mkdir(parents=True)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "data").symlink_to(rwth_root, target_is_directory=True)
+    monkeypatch.setattr(attnlab, "__file__", str(repository / "src" / "attnlab" / "__init__.py"))
+    monkeypatch.delenv("ATTNLAB_DATA", raising=False)
+    assert environment_rwth_dir() is None
+    assert rwth_gold_for_run(load_run(deen_run, device="cpu")) is None
+    out = evaluate(capsys, "--run", deen_run, "--src", deen_data / "val.de", "--ref",
+                   deen_data / "val.en")
+    assert not AER_LINE.findall(out)
+
+
+def test_attnlab_data_without_the_gold_folder(deen_run, tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_DATA", str(tmp_path))
+    assert environment_rwth_dir() is None
+    assert rwth_gold_for_run(load_run(deen_run, device="cpu")) is None
 
 
 def test_rwth_explicit_dir_and_align_gold(deen_run, deen_data, rwth_root, tmp_path, capsys):

@@ -6,8 +6,13 @@ import argparse
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .translate import add_decode_arguments, add_run_arguments
+
+if TYPE_CHECKING:
+    from attnlab.translation.alignment import GoldSet
+    from attnlab.translation.loading import TrainedRun
 
 
 def bucket_edges(text: str) -> tuple[float, ...]:
@@ -31,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "signature), chrF and lowercased 13a BLEU; BLEU by source length; and AER of the "
         "attention while forced-decoding the reference, against the dates task's gold "
         "(the .align file beside --src), --align-gold, and for a German-English run the RWTH "
-        "gold set.")
+        "gold set (--rwth DIR, or $ATTNLAB_DATA/rwth-deen-gold).")
     add_run_arguments(parser)
     add_decode_arguments(parser)
     parser.add_argument("--src", metavar="F", help="source lines, plain or .gz "
@@ -43,7 +48,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="pharaoh: 0-based i-j; rwth: 1-indexed i-j sure, ipj possible")
     parser.add_argument("--rwth", metavar="DIR",
                         help="RWTH de-en gold set (default: $ATTNLAB_DATA/rwth-deen-gold, used "
-                        "for a German-English run when it exists)")
+                        "for a German-English run when ATTNLAB_DATA is set and that folder "
+                        "exists; no RWTH gold otherwise)")
     parser.add_argument("--no-rwth", action="store_true", help="skip the RWTH gold set")
     parser.add_argument("--buckets", type=bucket_edges, default=None, metavar="EDGES",
                         help="source-length bucket edges in words (default 0,10,20,30,40,50)")
@@ -53,24 +59,38 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def golds(trained: TrainedRun, args: argparse.Namespace, sources: list[str],
+          references: list[str], src_path: Path) -> list[GoldSet]:
+    """The gold sets asked for: --align-gold, else the dates task's .align beside --src; then
+    the RWTH set (--rwth DIR, or $ATTNLAB_DATA's for a German-English run) unless --no-rwth."""
+    from attnlab.translation.alignment import gold_from_file
+    from attnlab.translation.golds import dates_gold, rwth_gold_for_run
+
+    if args.align_gold is not None:
+        pairs = gold_from_file(args.align_gold, sources, references,
+                               one_indexed=args.align_format == "rwth")
+    else:
+        pairs = dates_gold(trained, src_path, sources, references)
+    rwth = None if args.no_rwth else rwth_gold_for_run(trained, args.rwth)
+    return [gold for gold in (pairs, rwth) if gold is not None]
+
+
 def run(args: argparse.Namespace) -> int:
     from attnlab.eval import DEFAULT_EDGES
-    from attnlab.translation.evaluate import choose_golds, evaluate_run, read_pairs
+    from attnlab.translation.evaluate import evaluate_run, read_pairs
+    from attnlab.translation.figure import buckets_png
     from attnlab.translation.loading import load_run
-    from attnlab.translation.report import bleu_by_length_png
 
     trained = load_run(args.run, args.checkpoint, args.device)
     sources, references, src_path = read_pairs(trained, args.src, args.ref)
-    golds = choose_golds(trained, sources, references, src_path=src_path,
-                         gold_file=args.align_gold, one_indexed=args.align_format == "rwth",
-                         rwth=args.rwth, use_rwth=not args.no_rwth)
     evaluation = evaluate_run(trained, sources, references, beam=args.beam, alpha=args.alpha,
-                              edges=args.buckets or DEFAULT_EDGES, golds=golds)
+                              edges=args.buckets or DEFAULT_EDGES,
+                              golds=golds(trained, args, sources, references, src_path))
     beam = args.beam or trained.config.decode.beam
     print(f"{trained.directory} ({trained.checkpoint} checkpoint, beam {beam}) on {src_path}")
     print(evaluation.format())
     if args.bucket_plot:
-        Path(args.bucket_plot).write_bytes(bleu_by_length_png(evaluation.buckets))
+        Path(args.bucket_plot).write_bytes(buckets_png(evaluation.buckets))
         print(f"BLEU-by-length plot: {args.bucket_plot}")
     if args.json:
         text = json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False)

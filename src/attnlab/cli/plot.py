@@ -34,8 +34,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnlab.translation.figure import plot_record, plot_sentence
     from attnlab.translation.loading import load_run
-    from attnlab.translation.report import plot_record, plot_sentence
 
     if (args.run is None) == (args.json is None):
         raise UserError("plot needs --run DIR with a sentence, or --json FILE (not both)")

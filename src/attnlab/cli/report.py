@@ -23,13 +23,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="beam size (default: the run's decode.beam)")
     parser.add_argument("--samples", type=int, default=3, metavar="N",
                         help="heatmaps of the first N sentences (default 3)")
-    parser.add_argument("--rwth", metavar="DIR", help="RWTH de-en gold set (see evaluate)")
+    parser.add_argument("--rwth", metavar="DIR",
+                        help="RWTH de-en gold set (default: $ATTNLAB_DATA/rwth-deen-gold for a "
+                        "German-English run when set and present; see evaluate)")
     parser.add_argument("--no-rwth", action="store_true", help="skip the RWTH gold set")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.translation.evaluate import read_pairs
+    from attnlab.translation.golds import rwth_gold_for_run
     from attnlab.translation.loading import load_run
     from attnlab.translation.report import write_run_report
 
@@ -37,9 +40,10 @@ def run(args: argparse.Namespace) -> int:
     sources = references = src_path = None
     if args.src is not None or args.ref is not None:
         sources, references, src_path = read_pairs(trained, args.src, args.ref)
+    rwth = None if args.no_rwth else rwth_gold_for_run(trained, args.rwth)
     output = args.output or Path(args.run) / "report.html"
     path = write_run_report(trained, output, sources=sources, references=references,
                             src_path=src_path, beam=args.beam, samples=args.samples,
-                            rwth=args.rwth, use_rwth=not args.no_rwth)
+                            golds=[rwth] if rwth is not None else [])
     print(f"report: {path}")
     return 0

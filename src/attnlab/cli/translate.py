@@ -111,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
 def _translate(trained, args, lines: Iterator[str], output: TextIO, alignments: TextIO | None,
                pool_size: int | None) -> None:
     """Write each translation (and alignment line) as soon as its pool is decoded."""
-    from attnlab.translation.evaluate import argmax_links, pharaoh_line
-    from attnlab.translation.report import alignment_record
+    from attnlab.translation.alignment import argmax_links, pharaoh_line
+    from attnlab.translation.records import alignment_record
 
     pending: deque[str] = deque()  # lines read but not yet answered, oldest first
 

@@ -5,13 +5,16 @@ train/grad_norm, valid/<metric>; images valid/<name>; text valid/<name>.
 Without a terminal (a log file, a batch job) the bar is off and the same numbers go to the
 `attnlab.train` logger every `log_every` steps. Every logged window and validation is also
 appended to `metrics.jsonl` in the run directory, one JSON object a line (a resumed run appends
-after the killed run's lines: for a step logged twice, the later line is the resumed run's).
+after the killed run's lines: for a step logged twice, the later line is the resumed run's);
+`read_curves` reads it back.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -120,3 +123,26 @@ class Monitor:
             self.bar.close()
         if self.writer is not None:
             self.writer.close()
+
+
+def read_curves(path: str | os.PathLike) -> dict[str, list[tuple[float, float]]]:
+    """Training curves from a metrics.jsonl the Monitor wrote: "train loss", "train lr" and every
+    "valid <metric>", each [(step, value), ...] in file order; {} when there is no file. Lines
+    that are not JSON records (a crash mid-write) and non-finite values are skipped."""
+    path = Path(path)
+    curves: dict[str, list[tuple[float, float]]] = {}
+    if not path.is_file():
+        return curves
+    for text in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(text)
+            kind, step = record["kind"], float(record["step"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        names = ("loss", "lr") if kind == "train" else [k for k in record if k not in
+                                                         ("kind", "step")]
+        for name in names:
+            value = record.get(name)
+            if isinstance(value, (int, float)) and math.isfinite(value):
+                curves.setdefault(f"{kind} {name}", []).append((step, float(value)))
+    return curves

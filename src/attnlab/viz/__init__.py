@@ -1,8 +1,10 @@
-"""Figures from arrays: attention heatmaps, self-attention reading, HTML reports.
+"""Figures from arrays: attention heatmaps, self-attention reading, BLEU by length, HTML
+reports.
 
 viz knows no model: callers pass numpy arrays and token strings, and get files or pixels back.
 """
 
+from attnlab.viz.buckets import bleu_by_length_figure, bleu_by_length_png
 from attnlab.viz.fonts import find_cjk_family, font_families, missing_glyphs, register_font
 from attnlab.viz.heatmap import (
     alignment_figure,
@@ -23,6 +25,8 @@ __all__ = [
     "SentenceReading",
     "plot_reading",
     "alignment_figure",
+    "bleu_by_length_figure",
+    "bleu_by_length_png",
     "find_cjk_family",
     "font_families",
     "image_attention_figure",
