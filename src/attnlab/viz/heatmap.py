@@ -96,61 +96,32 @@ def figure_to_array(figure: Figure) -> np.ndarray:
         return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()
 
 
-def plot_alignment(
-    weights,
-    source_tokens: Sequence[str],
-    target_tokens: Sequence[str],
-    path: str | os.PathLike,
-    *,
-    title: str | None = None,
-    font_path: str | os.PathLike | None = None,
-) -> Path:
+def plot_alignment(weights, source_tokens: Sequence[str], target_tokens: Sequence[str],
+                   path: str | os.PathLike, *, title: str | None = None,
+                   font_path: str | os.PathLike | None = None) -> Path:
     """Heatmap of soft alignment weights (T_tgt, T_src) to path; returns the path.
 
     Source words across the top, produced (target) words down the left, greyscale from black
     (weight 0) to white (weight 1) as in Bahdanau et al. 2015, Fig. 3.
     """
-    figure = matrix_figure(
-        weights, target_tokens, source_tokens, title=title, font_path=font_path
-    )
-    return save_figure(figure, path)
+    return save_figure(matrix_figure(weights, target_tokens, source_tokens, title=title,
+                                     font_path=font_path), path)
 
 
-def alignment_figure(
-    weights,
-    source_tokens: Sequence[str],
-    target_tokens: Sequence[str],
-    *,
-    title: str | None = None,
-    font_path: str | os.PathLike | None = None,
-) -> np.ndarray:
+def alignment_figure(weights, source_tokens: Sequence[str], target_tokens: Sequence[str], *,
+                     title: str | None = None,
+                     font_path: str | os.PathLike | None = None) -> np.ndarray:
     """The plot_alignment heatmap as RGB pixels (H, W, 3) uint8, e.g. for TensorBoard add_image
     with dataformats="HWC"."""
-    figure = matrix_figure(
-        weights, target_tokens, source_tokens, title=title, font_path=font_path
-    )
-    return figure_to_array(figure)
+    return figure_to_array(matrix_figure(weights, target_tokens, source_tokens, title=title,
+                                         font_path=font_path))
 
 
-def plot_weight_matrix(
-    weights,
-    row_labels: Sequence[str],
-    col_labels: Sequence[str],
-    path: str | os.PathLike,
-    *,
-    title: str | None = None,
-    font_path: str | os.PathLike | None = None,
-) -> Path:
+def plot_weight_matrix(weights, row_labels: Sequence[str], col_labels: Sequence[str],
+                       path: str | os.PathLike, *, title: str | None = None,
+                       font_path: str | os.PathLike | None = None) -> Path:
     """Any labelled matrix (R, C) as a heatmap with a colour bar, scaled to the data's range;
     perceptual colormap (viridis) since the values need not be probabilities."""
-    figure = matrix_figure(
-        weights,
-        row_labels,
-        col_labels,
-        title=title,
-        cmap="viridis",
-        value_range=None,
-        colorbar=True,
-        font_path=font_path,
-    )
+    figure = matrix_figure(weights, row_labels, col_labels, title=title, cmap="viridis",
+                           value_range=None, colorbar=True, font_path=font_path)
     return save_figure(figure, path)
