@@ -4,6 +4,7 @@ import torch
 
 from attnlab.captioning.config import RunConfig
 from attnlab.config import load_config
+from attnlab.data import BOS_ID, PAD_ID, SPECIAL_PIECES
 from attnlab.models import CaptionerConfig, build_captioner
 
 
@@ -24,11 +25,11 @@ def tiny_batch(batch=4, length=5, vocab_size=9, image_size=32, seed=0):
     """images (B, 3, S, S), tgt_in, tgt_out (B, T) and a mask with ragged lengths."""
     gen = torch.Generator().manual_seed(seed)
     images = torch.randn(batch, 3, image_size, image_size, generator=gen)
-    tokens = torch.randint(4, vocab_size, (batch, length + 1), generator=gen)
+    tokens = torch.randint(len(SPECIAL_PIECES), vocab_size, (batch, length + 1), generator=gen)
     lengths = torch.tensor([length - (i % 3) for i in range(batch)])
     mask = torch.arange(length).unsqueeze(0) < lengths.unsqueeze(1)
-    tgt_in, tgt_out = tokens[:, :-1] * mask, tokens[:, 1:] * mask
-    tgt_in[:, 0] = 2  # BOS
+    tgt_in, tgt_out = (t.masked_fill(~mask, PAD_ID) for t in (tokens[:, :-1], tokens[:, 1:]))
+    tgt_in[:, 0] = BOS_ID
     return images, tgt_in, tgt_out, mask
 
 

@@ -4,37 +4,23 @@ from __future__ import annotations
 
 import torch
 
+from attnlab.data import EOS_ID, PAD_ID
 from attnlab.decode import greedy_search
-from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig, build_model
+from models.variants import FIRST_WORD, V, translation_model
 
-V, PAD, BOS, EOS = 12, 0, 2, 3
-
-# name: (decoder kind, attention settings, other decoder settings)
-VARIANTS = {
-    "none": ("none", {}, {}),
-    "bahdanau-additive": ("bahdanau", {"score": "additive"}, {}),
-    "bahdanau-local-p": ("bahdanau", {"score": "general", "window": 2, "predictive": True}, {}),
-    "bahdanau-hard": ("bahdanau", {"score": "additive", "hard": True}, {"rnn": "lstm"}),
-    "luong-feed-general": ("luong", {"score": "general"}, {"input_feeding": True}),
-    "luong-dot": ("luong", {"score": "dot"}, {"input_feeding": False}),
-    "luong-local-m": ("luong", {"score": "concat", "window": 1}, {"input_feeding": True}),
-    "luong-local-p-location": ("luong", {"score": "location", "window": 2, "predictive": True},
-                               {"input_feeding": False, "layers": 2}),
-}
+# The searched variants: every decoder, global/local-m/local-p/hard attention, 1-2 layers.
+NAMES = [
+    "none", "bahdanau-additive", "bahdanau-general-local-p", "bahdanau-lstm-additive-hard",
+    "luong-feed-general", "luong-nofeed-dot", "luong-feed-concat-local-m",
+    "luong-nofeed-gru2-location-local-p",
+]
 
 
 def tiny(name: str, *, src_vocab: int = V, tgt_vocab: int = V, seed: int = 0):
     """A random model in float64, left in training mode with dropout (search must switch it
     off). Its EOS logit is tuned so that greedy outputs of `sources()` use about 60% of their
     length limit on average: some end with EOS, some run into the limit."""
-    kind, attention, decoder = VARIANTS[name]
-    config = ModelConfig(
-        encoder=EncoderConfig(embedding_dim=6, hidden_dim=4, dropout=0.2),
-        decoder=DecoderConfig(kind=kind, embedding_dim=6, hidden_dim=8, dropout=0.2,
-                              attention=AttentionConfig(**attention), **decoder),
-    )
-    torch.manual_seed(seed)
-    model = build_model(config, src_vocab, tgt_vocab, max_src_len=12, pad_id=PAD).double()
+    model = translation_model(name, src_vocab=src_vocab, tgt_vocab=tgt_vocab, seed=seed).double()
     output = model.decoder.output.proj
     with torch.no_grad():
         output.weight.mul_(4.0)  # sharper, source-dependent next-token distributions
@@ -43,7 +29,7 @@ def tiny(name: str, *, src_vocab: int = V, tgt_vocab: int = V, seed: int = 0):
     low, high = -4.0, 4.0
     for _ in range(12):  # bisect the EOS bias
         with torch.no_grad():
-            output.bias[EOS] = (low + high) / 2
+            output.bias[EOS_ID] = (low + high) / 2
         found = greedy_search(model, src, mask, max_len=limit)
         used = [len(h.tokens) / limit(n) for h, n in zip(found, mask.sum(-1).tolist(),
                                                                 strict=True)]
@@ -57,11 +43,11 @@ def tiny(name: str, *, src_vocab: int = V, tgt_vocab: int = V, seed: int = 0):
 def sources(lengths=(3, 1, 6, 2, 5, 4, 6, 2, 3), seed: int = 1, vocab: int = V):
     """src (B, S) of random words + EOS, right-padded, and its mask (B, S)."""
     generator = torch.Generator().manual_seed(seed)
-    src = torch.full((len(lengths), max(lengths) + 1), PAD)
+    src = torch.full((len(lengths), max(lengths) + 1), PAD_ID)
     for row, length in enumerate(lengths):
-        src[row, :length] = torch.randint(4, vocab, (length,), generator=generator)
-        src[row, length] = EOS
-    return src, src != PAD
+        src[row, :length] = torch.randint(FIRST_WORD, vocab, (length,), generator=generator)
+        src[row, length] = EOS_ID
+    return src, src != PAD_ID
 
 
 def limit(source_length: int) -> int:

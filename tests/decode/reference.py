@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import torch
 
+from attnlab.data import BOS_ID, EOS_ID, PAD_ID
 from attnlab.decode import Hypothesis, length_penalty
-
-from .models import BOS, EOS, PAD
 
 
 def next_scores(model, src, mask, prefixes):
     """Log-probabilities (P, V) of the token after each prefix, and the attention (P, T, S) of
     the whole prefix + that token, for one sentence src (1, S)."""
-    tgt_in = torch.tensor([[BOS, *prefix] for prefix in prefixes])
+    tgt_in = torch.tensor([[BOS_ID, *prefix] for prefix in prefixes])
     out = model(src.expand(len(prefixes), -1), mask.expand(len(prefixes), -1), tgt_in)
     scores = torch.log_softmax(out.logits[:, -1], -1)
-    scores[:, [PAD, BOS]] = float("-inf")
+    scores[:, [PAD_ID, BOS_ID]] = float("-inf")
     return scores, out.attention
 
 
@@ -35,10 +34,10 @@ def beam_search_one(model, src, mask, *, beam_size, alpha, max_len, n_best):
             for rank, (total, b, w) in enumerate(candidates):
                 tokens = [*beam[b][0], w]
                 weights = None if attention is None else attention[b]
-                if rank < beam_size and (w == EOS or length == max_len):
+                if rank < beam_size and (w == EOS_ID or length == max_len):
                     finished.append(Hypothesis(tokens, total / length_penalty(length, alpha),
                                                total, weights))
-                elif w != EOS and len(next_beam) < beam_size:
+                elif w != EOS_ID and len(next_beam) < beam_size:
                     next_beam.append((tokens, total))
             if len(finished) >= beam_size:
                 break

@@ -15,7 +15,7 @@ TARGETS = ["s t u", "v", "w x", "", "y z"]
 
 @pytest.fixture(scope="module")
 def setup():
-    return tiny("luong-local-m"), vocabularies()
+    return tiny("luong-feed-concat-local-m"), vocabularies()
 
 
 def test_matches_teacher_forcing_in_input_order(setup):

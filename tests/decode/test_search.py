@@ -4,12 +4,13 @@ hypothesis's own attention, n-best and EOS/length rules, for every decoder and a
 import pytest
 import torch
 
+from attnlab.data import BOS_ID, EOS_ID, PAD_ID
 from attnlab.decode import beam_search, greedy_search, length_penalty
 
-from .models import BOS, EOS, VARIANTS, limit, sources, tiny
+from .models import NAMES, limit, sources, tiny
 from .reference import beam_search_one
 
-ATTENTIVE = sorted(set(VARIANTS) - {"none"})
+ATTENTIVE = sorted(set(NAMES) - {"none"})
 
 
 def real(src, mask, row):
@@ -29,7 +30,7 @@ def assert_same(found, expected, tolerance=1e-10):
             torch.testing.assert_close(got.attention, want.attention, atol=tolerance, rtol=0)
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.parametrize("name", sorted(NAMES))
 def test_matches_the_one_sentence_reference(name):
     model, (src, mask) = tiny(name), sources(lengths=(4, 1, 6))
     found = beam_search(model, src, mask, beam_size=3, alpha=0.7, max_len=limit, n_best=3)
@@ -41,17 +42,17 @@ def test_matches_the_one_sentence_reference(name):
         assert_same(hypotheses, expected)
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.parametrize("name", sorted(NAMES))
 def test_beam_one_is_greedy(name):
     model, (src, mask) = tiny(name), sources()
     greedy = greedy_search(model, src, mask, max_len=limit, alpha=0.6)
     beam = beam_search(model, src, mask, beam_size=1, alpha=0.6, max_len=limit)
     assert_same([hypotheses[0] for hypotheses in beam], greedy, tolerance=1e-12)
-    assert any(h.tokens[-1] == EOS for h in greedy)
+    assert any(h.tokens[-1] == EOS_ID for h in greedy)
     assert any(len(h.tokens) > 1 for h in greedy)
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.parametrize("name", sorted(NAMES))
 def test_a_sentence_does_not_depend_on_its_batch(name):
     model, (src, mask) = tiny(name), sources()
     search = dict(beam_size=4, alpha=1.0, max_len=limit, n_best=4)
@@ -75,7 +76,7 @@ def test_attention_and_log_prob_are_the_hypothesis_own(name):
             one_src, one_mask = real(src, mask, row)
             for hypothesis in hypotheses:
                 tokens = torch.tensor([hypothesis.tokens])
-                tgt_in = torch.cat([torch.tensor([[BOS]]), tokens[:, :-1]], 1)
+                tgt_in = torch.cat([torch.tensor([[BOS_ID]]), tokens[:, :-1]], 1)
                 out = model(one_src, one_mask, tgt_in)
                 assert hypothesis.attention.shape == (len(hypothesis.tokens), one_src.shape[1])
                 torch.testing.assert_close(hypothesis.attention, out.attention[0])
@@ -89,7 +90,7 @@ def test_no_attention_model_returns_none():
         assert all(h.attention is None for h in hypotheses)
 
 
-@pytest.mark.parametrize("name", ["luong-feed-general", "bahdanau-hard"])
+@pytest.mark.parametrize("name", ["luong-feed-general", "bahdanau-lstm-additive-hard"])
 @pytest.mark.parametrize("alpha", [0.0, 1.0])
 def test_n_best_rules(name, alpha):
     """Distinct, sorted by score = log_prob / lp; EOS only last; limits respected; an output
@@ -104,16 +105,17 @@ def test_n_best_rules(name, alpha):
         assert scores == sorted(scores, reverse=True)
         for h in hypotheses:
             assert h.score == pytest.approx(h.log_prob / length_penalty(len(h.tokens), alpha))
-            assert EOS not in h.tokens[:-1] and BOS not in h.tokens and 0 not in h.tokens
+            assert EOS_ID not in h.tokens[:-1] and BOS_ID not in h.tokens
+            assert PAD_ID not in h.tokens
             assert len(h.tokens) <= limit(length)
-            if h.tokens[-1] != EOS:
+            if h.tokens[-1] != EOS_ID:
                 assert len(h.tokens) == limit(length)
                 hit_limit += 1
     assert hit_limit > 0
 
 
 def test_output_limit_of_one_token_and_fixed_limits():
-    model, (src, mask) = tiny("luong-dot"), sources(lengths=(3, 5))
+    model, (src, mask) = tiny("luong-nofeed-dot"), sources(lengths=(3, 5))
     for hypotheses in beam_search(model, src, mask, beam_size=3, max_len=1, n_best=3):
         assert [len(h.tokens) for h in hypotheses] == [1, 1, 1]
     assert all(len(h.tokens) == 1 for h in greedy_search(model, src, mask, max_len=1))
@@ -139,7 +141,7 @@ def test_keys_projected_once_and_done_sentences_leave_the_batch(monkeypatch):
 
 
 def test_training_mode_is_restored_and_dropout_is_off():
-    model, (src, mask) = tiny("luong-local-m"), sources(lengths=(4, 2))
+    model, (src, mask) = tiny("luong-feed-concat-local-m"), sources(lengths=(4, 2))
     first = beam_search(model, src, mask, beam_size=2, max_len=6)
     assert model.training
     second = beam_search(model, src, mask, beam_size=2, max_len=6)

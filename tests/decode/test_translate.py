@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from attnlab.data import collate
+from attnlab.data import EOS_ID, collate
 from attnlab.decode import beam_search, greedy_search
 from attnlab.eval import merge_subwords
 from attnlab.translation import DecodeConfig, iter_translate, translate
 
-from .models import EOS, tiny, vocabularies
+from .models import tiny, vocabularies
 
 SENTENCES = ["ab cde", "", "g", "fed cba ab", "   ", "abc", "gg fa", "b"]
 SEARCH = DecodeConfig(beam=3, alpha=1.0, max_len_ratio=1.0, max_len_extra=2)
@@ -85,7 +85,7 @@ def test_beam_one_goes_through_the_same_function(setup):
         greedy = greedy_search(model, batch.src, batch.src_mask, max_len=limit)[0]
         assert result.tokens == greedy.tokens
         assert result.score == pytest.approx(greedy.score, abs=1e-12)
-        assert (result.target_pieces[-1] == "</s>") == (greedy.tokens[-1] == EOS)
+        assert (result.target_pieces[-1] == "</s>") == (greedy.tokens[-1] == EOS_ID)
 
 
 def test_model_without_attention_still_labels_words():
