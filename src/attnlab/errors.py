@@ -19,3 +19,7 @@ class DataError(UserError):
 
 class CheckpointError(UserError):
     """A checkpoint that is missing, damaged, or belongs to another model."""
+
+
+class WriteError(UserError):
+    """An output that cannot be written: full disk, read-only or missing folder, permission."""

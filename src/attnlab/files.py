@@ -1,0 +1,89 @@
+"""Writing files so that a failure is one sentence and never leaves a half-written output.
+
+    with atomic_output("out.txt") as file:     # a temporary file, renamed over out.txt at the end
+        file.write(text)
+    with writing(path):                         # any OSError inside becomes one WriteError sentence
+        figure.savefig(path)
+
+Every command that writes uses these, so a full disk, a read-only folder, a folder that is a file
+or a missing folder all read the same way: what happened, to which path, and what to do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from attnlab.errors import WriteError
+
+# What to tell the user for the usual ways a write fails.
+ADVICE = {
+    errno.ENOSPC: "no space left on the device; free some space or write elsewhere",
+    errno.EDQUOT: "the disk quota is exceeded; free some space or write elsewhere",
+    errno.EROFS: "the file system is read-only; write elsewhere",
+    errno.EACCES: "permission denied; write elsewhere or change the folder's permissions",
+    errno.EPERM: "permission denied; write elsewhere or change the folder's permissions",
+    errno.ENOENT: "its folder does not exist; create it first",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "it is a folder, not a file",
+    errno.ENAMETOOLONG: "the name is too long",
+}
+
+
+def describe(error: OSError, path: str | os.PathLike, action: str = "write") -> str:
+    """One sentence: 'cannot write PATH: what happened; what to do'."""
+    reason = ADVICE.get(error.errno, error.strerror or type(error).__name__)
+    return f"cannot {action} {path}: {reason}"
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike, action: str = "write") -> Iterator[None]:
+    """Turn an OSError raised in the block into a WriteError naming `path`."""
+    try:
+        yield
+    except OSError as error:
+        raise WriteError(describe(error, path, action)) from None
+
+
+def check_output_path(path: str | os.PathLike) -> Path:
+    """The path of a file about to be written, checked before any work is done: its folder
+    exists and is a folder, and the path is not a folder. WriteError otherwise."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise WriteError(f"cannot write {path}: it is a folder, not a file")
+    for parent in (folder, *folder.parents):
+        if parent.exists() and not parent.is_dir():
+            raise WriteError(f"cannot write {path}: {parent} is a file, not a folder")
+    if not folder.is_dir():
+        raise WriteError(f"cannot write {path}: its folder {folder} does not exist; create it "
+                         f"first")
+    return path
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike, mode: str = "w",
+                  encoding: str | None = "utf-8") -> Iterator[IO]:
+    """A temporary file beside `path`, renamed over it when the block ends without an error
+    (removed otherwise), so `path` is either its old self or complete. Text mode writes "\\n"."""
+    path = check_output_path(path)
+    binary = "b" in mode
+    with writing(path):
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                                 dir=path.parent)
+    try:
+        options = {} if binary else {"encoding": encoding, "newline": "\n"}
+        with writing(path), open(descriptor, mode, **options) as file:
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+        with writing(path):
+            os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
