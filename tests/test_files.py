@@ -31,7 +31,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
 
 
 @pytest.mark.parametrize(("code", "words"), [
-    (errno.ENOSPC, "no space left"), (errno.EROFS, "read-only"), (errno.EACCES, "permission"),
+    (errno.ENOSPC, "no space left"), (errno.EROFS, "the file system is read-only"), (errno.EACCES, "permission"),
 ])
 def test_os_errors_become_one_sentence(tmp_path, monkeypatch, code, words):
     path = tmp_path / "out.txt"
