@@ -127,3 +127,29 @@ def test_score_names_are_checked_when_the_yaml_loads(tmp_path):
         load_config({"model": {"encoder": {"score": "dott"}}}, RunConfig)
     with pytest.raises(ConfigError, match="hard attention is global"):
         load_config({"model": {"decoder": {"attention": {"hard": True, "window": 3}}}}, RunConfig)
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("model.decoder.hidden_dim=0", "model.decoder.hidden_dim: must be positive, got 0"),
+    ("model.encoder.layers=-1", "model.encoder.layers: must be positive, got -1"),
+    ("model.decoder.dropout=1.5", r"model.decoder.dropout: must be in \[0, 1\), got 1.5"),
+    ("model.decoder.attention.window=-2", "model.decoder.attention.window: must be >= 0"),
+    ("data.batch_size=0", "data.batch_size: must be positive, got 0"),
+    ("decode.beam=0", "decode.beam: must be positive, got 0"),
+])
+def test_sizes_that_are_not_positive_are_refused_when_the_config_loads(override, message):
+    from attnlab.translation import RunConfig
+
+    configs = Path(__file__).resolve().parents[1] / "configs"
+    with pytest.raises(ConfigError, match=message):
+        load_config(configs / "multi30k-bahdanau.yaml", RunConfig, [override])
+
+
+def test_caption_and_lm_sizes_are_checked_too():
+    from attnlab.captioning import RunConfig as CaptionConfig
+    from attnlab.lm import LMRunConfig
+
+    with pytest.raises(ConfigError, match="data.image_size: must be positive, got 0"):
+        load_config({"data": {"image_size": 0}}, CaptionConfig)
+    with pytest.raises(ConfigError, match="model.hidden_dim: must be positive, got 0"):
+        load_config({"model": {"hidden_dim": 0}}, LMRunConfig)

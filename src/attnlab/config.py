@@ -46,6 +46,30 @@ def load_config(source: str | os.PathLike | Mapping, cls: type[T],
     return config_from_dict(data, cls, origin=origin)
 
 
+def _bounded(allowed, wanted: str) -> dict:
+    def check(value):
+        if value is not None and not allowed(value):
+            raise ValueError(f"must be {wanted}, got {value!r}")
+
+    return {"check": check}
+
+
+def positive() -> dict:
+    """Field metadata: the value (when not None) must be > 0, checked as the YAML loads, e.g.
+    `hidden_dim: int = field(default=512, metadata=positive())`."""
+    return _bounded(lambda value: value > 0, "positive")
+
+
+def at_least(minimum: float) -> dict:
+    """Field metadata: the value (when not None) must be >= minimum."""
+    return _bounded(lambda value: value >= minimum, f">= {minimum}")
+
+
+def fraction() -> dict:
+    """Field metadata: a value in [0, 1) (a dropout rate)."""
+    return _bounded(lambda value: 0 <= value < 1, "in [0, 1)")
+
+
 def config_from_dict(data: Mapping, cls: type[T], *, origin: str = "config") -> T:
     """Build the dataclass `cls` from plain data; errors name `origin` (a file, usually)."""
     return _convert(data, cls, "", origin)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from attnlab.config import at_least, positive
 from attnlab.models.config import CaptionerConfig
 from attnlab.train.config import ExperimentConfig
 
@@ -23,16 +24,19 @@ class DataConfig:
 
     json: str = "data/shapes/dataset_shapes.json"
     images: str = "data/shapes/images"  # folder holding each entry's (filepath/)filename
-    image_size: int = 64
+    image_size: int = field(default=64, metadata=positive())
     mean: tuple[float, float, float] = IMAGENET_MEAN
     std: tuple[float, float, float] = IMAGENET_STD
     train_splits: list[str] = field(default_factory=lambda: ["train", "restval"])
     valid_split: str = "val"
     test_split: str = "test"
-    min_word_count: int = 1  # rarer training words become <unk> (Xu et al.: 5 on Flickr)
-    max_caption_len: int = 20  # tokens; longer captions are truncated (neuraltalk does 16)
-    batch_size: int = 32  # captions per batch
-    valid_images: int | None = 200  # validate on the first N validation images (None = all)
+    # rarer training words become <unk> (Xu et al.: 5 on Flickr)
+    min_word_count: int = field(default=1, metadata=positive())
+    # tokens; longer captions are truncated (neuraltalk does 16)
+    max_caption_len: int = field(default=20, metadata=positive())
+    batch_size: int = field(default=32, metadata=positive())  # captions per batch
+    # validate on the first N validation images (None = all)
+    valid_images: int | None = field(default=200, metadata=positive())
     cache_images: bool = True  # keep every resized image in memory (uint8) after first use
     seed: int = 1  # batch order
 
@@ -41,13 +45,14 @@ class DataConfig:
 class DecodeConfig:
     """Beam search for predict/evaluate; validation during training decodes greedily."""
 
-    beam: int = 3
-    alpha: float = 0.0  # GNMT length penalty exponent; 0 ranks by log-probability
+    beam: int = field(default=3, metadata=positive())
+    # GNMT length penalty exponent; 0 ranks by log-probability
+    alpha: float = field(default=0.0, metadata=at_least(0))
     # How a hard-attention model reads at test time: the soft expectation (as Xu et al.'s code
     # does) or only its most likely location, a_argmax (a truly hard, deterministic read).
     hard_attention: Literal["expectation", "argmax"] = "expectation"
-    max_len: int = 20  # output tokens, EOS included
-    batch_size: int = 50  # images per decoding batch
+    max_len: int = field(default=20, metadata=positive())  # output tokens, EOS included
+    batch_size: int = field(default=50, metadata=positive())  # images per decoding batch
 
 
 @dataclass

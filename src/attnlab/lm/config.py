@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from attnlab.config import positive
 from attnlab.models.config import LanguageModelConfig
 from attnlab.train.config import ExperimentConfig
 
@@ -23,11 +24,14 @@ class TextConfig:
     valid: str = "val.en.gz"
     test: str | None = "test_2016_flickr.en.gz"
     vocab: Literal["bpe", "unigram", "word", "char"] = "bpe"
-    vocab_size: int | None = 4000  # sentencepiece pieces, or the most frequent words/chars
-    max_len: int = 100  # pieces; longer training sentences are dropped and counted
-    batch_size: int = 64
+    # sentencepiece pieces, or the most frequent words/chars
+    vocab_size: int | None = field(default=4000, metadata=positive())
+    # pieces; longer training sentences are dropped and counted
+    max_len: int = field(default=100, metadata=positive())
+    batch_size: int = field(default=64, metadata=positive())
     batch_unit: Literal["sentences", "tokens"] = "sentences"
-    valid_sentences: int | None = None  # validate on the first N validation sentences
+    # validate on the first N validation sentences
+    valid_sentences: int | None = field(default=None, metadata=positive())
     seed: int = 1  # batch order
 
     def path(self, name: str) -> Path:

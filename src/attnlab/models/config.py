@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from attnlab.attention import score_class
+from attnlab.config import at_least, fraction, positive
 from attnlab.errors import ConfigError
 
 
@@ -22,11 +23,15 @@ def score_name(metadata: str = "a key of attnlab.attention.SCORES") -> dict:
 @dataclass
 class AttentionConfig:
     score: str = field(default="additive", metadata=score_name())
-    hidden_dim: int | None = None  # additive score's inner size (default: the query size)
-    window: int | None = None  # local attention half-width D; None = global
+    # additive score's inner size (default: the query size)
+    hidden_dim: int | None = field(default=None, metadata=positive())
+    # local attention half-width D; None = global
+    window: int | None = field(default=None, metadata=at_least(0))
     predictive: bool = False  # local-p (True) or local-m (False); needs `window`
-    max_len: int | None = None  # positions of the `location` score (default: data max length)
-    sharpness: float | None = None  # cosine: fixed key strength; None = learned from the query
+    # positions of the `location` score (default: data max length)
+    max_len: int | None = field(default=None, metadata=positive())
+    # cosine: fixed key strength; None = learned from the query
+    sharpness: float | None = field(default=None, metadata=positive())
     hard: bool = False  # stochastic hard attention (Xu et al. 2015), trained with REINFORCE
     expectation_prob: float = 0.5  # hard: probability of using the soft expectation instead
     lambda_r: float = 1.0  # hard: weight of the REINFORCE term
@@ -52,13 +57,14 @@ class EncoderConfig:
     # states are the annotations (shallow fusion; needs bidirectional: false, ignores `rnn`).
     kind: Literal["rnn", "lstmn"] = "rnn"
     rnn: Literal["gru", "lstm"] = "gru"
-    embedding_dim: int = 256
-    hidden_dim: int = 512  # per direction
-    layers: int = 1
+    embedding_dim: int = field(default=256, metadata=positive())
+    hidden_dim: int = field(default=512, metadata=positive())  # per direction
+    layers: int = field(default=1, metadata=positive())
     bidirectional: bool = True
-    dropout: float = 0.3
+    dropout: float = field(default=0.3, metadata=fraction())
     score: str = field(default="additive", metadata=score_name("lstmn: its intra-attention score"))
-    attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)
+    # lstmn: additive score's inner size (default hidden_dim)
+    attention_dim: int | None = field(default=None, metadata=positive())
 
 
 @dataclass
@@ -67,12 +73,13 @@ class DecoderConfig:
     # bahdanau: attend with s_{t-1}, then update; luong: update, then attend with h_t.
     kind: Literal["none", "bahdanau", "luong"] = "bahdanau"
     rnn: Literal["gru", "lstm"] = "gru"
-    embedding_dim: int = 256
-    hidden_dim: int = 512
-    layers: int = 1
-    dropout: float = 0.3
+    embedding_dim: int = field(default=256, metadata=positive())
+    hidden_dim: int = field(default=512, metadata=positive())
+    layers: int = field(default=1, metadata=positive())
+    dropout: float = field(default=0.3, metadata=fraction())
     input_feeding: bool = True  # luong: feed h~_{t-1} into the next step
-    output_dim: int | None = None  # deep output (bahdanau) / h~ (luong) size; default below
+    # deep output (bahdanau) / h~ (luong) size; default below
+    output_dim: int | None = field(default=None, metadata=positive())
     tied_embeddings: bool = False  # output layer shares the target embedding matrix
     attention: AttentionConfig = field(default_factory=AttentionConfig)
 
@@ -90,12 +97,14 @@ class LanguageModelConfig:
     """The reader between the embedding and the softmax: an LSTMN or a plain LSTM baseline."""
 
     kind: Literal["lstmn", "lstm"] = "lstmn"
-    embedding_dim: int = 256
-    hidden_dim: int = 256
-    layers: int = 1
-    dropout: float = 0.3  # on embeddings, between layers and before the softmax
+    embedding_dim: int = field(default=256, metadata=positive())
+    hidden_dim: int = field(default=256, metadata=positive())
+    layers: int = field(default=1, metadata=positive())
+    # on embeddings, between layers and before the softmax
+    dropout: float = field(default=0.3, metadata=fraction())
     score: str = field(default="additive", metadata=score_name("lstmn: intra-attention score"))
-    attention_dim: int | None = None  # lstmn: additive score's inner size (default hidden_dim)
+    # lstmn: additive score's inner size (default hidden_dim)
+    attention_dim: int | None = field(default=None, metadata=positive())
 
 
 @dataclass
@@ -138,10 +147,11 @@ class CaptionAttentionConfig(AttentionConfig):
 class CaptionDecoderConfig:
     """The LSTM decoder of Xu et al. 2015 (sec. 3.1.2) with deep output (eq. 7)."""
 
-    embedding_dim: int = 64  # m: also the size of the deep output L_o's input
-    hidden_dim: int = 128  # n: LSTM size
+    # m: also the size of the deep output L_o's input
+    embedding_dim: int = field(default=64, metadata=positive())
+    hidden_dim: int = field(default=128, metadata=positive())  # n: LSTM size
     gate: bool = True  # beta_t = sigmoid(f_beta(h_{t-1})) scales the context (sec. 4.2.1)
-    dropout: float = 0.0  # on the deep output before L_o
+    dropout: float = field(default=0.0, metadata=fraction())  # on the deep output before L_o
     attention: CaptionAttentionConfig = field(default_factory=CaptionAttentionConfig)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from attnlab.config import at_least, fraction, positive
 from attnlab.models.config import ModelConfig
 from attnlab.train.config import ExperimentConfig
 
@@ -25,29 +26,34 @@ class DataConfig:
     src_lang: str = "de"
     tgt_lang: str = "en"
     vocab: Literal["bpe", "unigram", "word", "char"] = "bpe"
-    vocab_size: int = 8000  # sentencepiece pieces, or the most frequent words (word level)
+    # sentencepiece pieces, or the most frequent words (word level)
+    vocab_size: int = field(default=8000, metadata=positive())
     joint_vocab: bool = True  # one vocabulary for both sides (needed for shared embeddings)
-    max_len: int = 100  # pieces per side; longer training pairs are filtered, counted, reported
-    batch_size: int = 64
+    # pieces per side; longer training pairs are filtered, counted, reported
+    max_len: int = field(default=100, metadata=positive())
+    batch_size: int = field(default=64, metadata=positive())
     batch_unit: Literal["sentences", "tokens"] = "sentences"
-    valid_sentences: int | None = None  # validate on the first N validation pairs (None = all)
+    # validate on the first N validation pairs (None = all)
+    valid_sentences: int | None = field(default=None, metadata=positive())
     seed: int = 1  # batch order
 
 
 @dataclass
 class LossConfig:
-    label_smoothing: float = 0.1
+    label_smoothing: float = field(default=0.1, metadata=fraction())
 
 
 @dataclass
 class DecodeConfig:
     """Search settings; validation during training always decodes greedily."""
 
-    beam: int = 5
-    alpha: float = 1.0  # GNMT length penalty ((5 + |y|) / 6) ** alpha
-    max_len_ratio: float = 1.5  # output at most ratio * source length + max_len_extra pieces
-    max_len_extra: int = 5
-    batch_size: int = 64
+    beam: int = field(default=5, metadata=positive())
+    # GNMT length penalty ((5 + |y|) / 6) ** alpha
+    alpha: float = field(default=1.0, metadata=at_least(0))
+    # output at most ratio * source length + max_len_extra pieces
+    max_len_ratio: float = field(default=1.5, metadata=at_least(0))
+    max_len_extra: int = field(default=5, metadata=at_least(0))
+    batch_size: int = field(default=64, metadata=positive())
 
 
 @dataclass
