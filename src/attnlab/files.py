@@ -31,6 +31,7 @@ ADVICE = {
     errno.ENOENT: "its folder does not exist; create it first",
     errno.ENOTDIR: "a part of the path is a file, not a folder",
     errno.EISDIR: "it is a folder, not a file",
+    errno.EEXIST: "a file of that name is in the way of a folder",
     errno.ENAMETOOLONG: "the name is too long",
 }
 

@@ -92,13 +92,28 @@ def fit_box(box: tuple[float, ...], width: int, height: int, size: int) -> tuple
     return tuple(min(max(v, 0.0), float(size)) for v in moved)
 
 
-def load_image(path: str | Path, size: int) -> tuple[np.ndarray, tuple[int, int]]:
+# Far above any photo a captioner reads (Flickr: ~0.25 MP), far below what would fill memory.
+MAX_IMAGE_PIXELS = 50_000_000
+
+
+def load_image(path: str | Path, size: int,
+               max_pixels: int = MAX_IMAGE_PIXELS) -> tuple[np.ndarray, tuple[int, int]]:
     """RGB pixels (size, size, 3) uint8 (shorter side scaled, centre crop) and the original
-    (width, height)."""
+    (width, height). An image of more than `max_pixels` is refused from its header, before
+    its pixels are decoded (a small file can declare a huge image: a decompression bomb)."""
     try:
         with Image.open(path) as image:
+            width, height = image.size  # read from the header only
+            if width * height > max_pixels:
+                raise DataError(f"image {path} is {width} x {height} pixels, more than the "
+                                f"{max_pixels:,} attnlab decodes; resize it first")
             image = image.convert("RGB")
+    except Image.DecompressionBombError:  # Pillow's own, larger limit, hit while opening
+        raise DataError(f"image {path} declares more than the {max_pixels:,} pixels attnlab "
+                        f"decodes; resize it first") from None
     except (OSError, ValueError) as error:
+        if isinstance(error, DataError):
+            raise
         raise DataError(f"cannot read image {path}: {error}") from None
     scale, left, top = fit_square(image.width, image.height, size)
     resized = image.resize((max(size, round(image.width * scale)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attnlab.errors import ConfigError
+from attnlab.files import writing
 from attnlab.viz.heatmap import save_figure
 from attnlab.viz.image_attention import image_attention_figure
 
@@ -29,4 +30,5 @@ def plot_caption(trained: TrainedCaptioner, image: str | Path, output: str | Pat
     kind = "hard" if marks is not None else "soft"
     figure = image_attention_figure(pixels.numpy(), caption.words, attention, marks=marks,
                               title=f"{Path(image).name} ({kind} attention)")
-    return caption, save_figure(figure, output)
+    with writing(output):
+        return caption, save_figure(figure, output)

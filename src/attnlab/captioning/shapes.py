@@ -25,6 +25,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from attnlab.errors import ConfigError
+from attnlab.files import writing
 
 COLOURS = {
     "red": (220, 40, 40),
@@ -142,14 +143,15 @@ def write_shapes(dest: str | Path, *, size: int = 6000, seed: int = 1,
     if image_size < 32:
         raise ConfigError(f"shapes: image size must be at least 32 px, got {image_size}")
     dest = Path(dest)
-    (dest / "images").mkdir(parents=True, exist_ok=True)
     entries = []
-    for index in range(size):
-        entry, image = image_entry(index, seed, image_size)
-        image.save(dest / "images" / entry["filename"], optimize=False)
-        entries.append(entry)
-    meta = {"dataset": "shapes", "seed": seed, "image_size": image_size, "images": entries}
-    (dest / JSON_NAME).write_text(json.dumps(meta) + "\n", encoding="utf-8")
+    with writing(dest):  # a full disk or a read-only folder: one sentence naming dest
+        (dest / "images").mkdir(parents=True, exist_ok=True)
+        for index in range(size):
+            entry, image = image_entry(index, seed, image_size)
+            image.save(dest / "images" / entry["filename"], optimize=False)
+            entries.append(entry)
+        meta = {"dataset": "shapes", "seed": seed, "image_size": image_size, "images": entries}
+        (dest / JSON_NAME).write_text(json.dumps(meta) + "\n", encoding="utf-8")
     counts: dict[str, int] = {}
     for entry in entries:
         counts[entry["split"]] = counts.get(entry["split"], 0) + 1

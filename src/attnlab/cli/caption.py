@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+
+from attnlab.files import atomic_output, check_output_path
 
 from .train import add_train_arguments, run_training
 
@@ -93,6 +94,8 @@ def run_predict(args: argparse.Namespace) -> int:
 def run_evaluate(args: argparse.Namespace) -> int:
     from attnlab.captioning import evaluate_split, load_trained
 
+    if args.output:
+        check_output_path(args.output)  # before minutes of decoding
     trained = load_trained(args.run, args.checkpoint, hard_decoding=args.hard_decoding)
     metrics, signature, count = evaluate_split(trained, args.split, beam=args.beam,
                                                limit=args.limit)
@@ -115,13 +118,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.output:
         record = {"split": split, "images": count, "beam": beam, "bleu_signature": signature,
                   **metrics}
-        Path(args.output).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        with atomic_output(args.output) as file:
+            file.write(json.dumps(record, indent=1) + "\n")
     return 0
 
 
 def run_plot(args: argparse.Namespace) -> int:
     from attnlab.captioning import load_trained, plot_caption
 
+    check_output_path(args.output)  # before the model is loaded and run
     trained = load_trained(args.run, args.checkpoint, hard_decoding=args.hard_decoding)
     caption, path = plot_caption(trained, args.image, args.output, beam=args.beam)
     print(f"{args.image}\t{caption.text}\nfigure: {path}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from attnlab.errors import UserError
+from attnlab.files import check_output_path
 
 from .train import add_train_arguments, run_training
 
@@ -72,6 +73,9 @@ def run_plot(args: argparse.Namespace) -> int:
     from attnlab.train import run_task
     from attnlab.translation.reading import read_run as read_translation_run
 
+    for path in (args.output, args.matrix):
+        if path is not None:
+            check_output_path(path)  # before the model is loaded
     readers = {"translation": read_translation_run, "language_model": read_language_model_run}
     task = run_task(args.run, args.checkpoint)
     if task not in readers:

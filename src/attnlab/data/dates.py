@@ -36,6 +36,7 @@ from pathlib import Path
 import babel
 
 from attnlab.errors import ConfigError, DataError
+from attnlab.files import writing
 
 from .date_formats import CASES, LANGUAGES, PATTERNS, Field, order_ambiguous, render
 
@@ -161,7 +162,16 @@ def write_dates(dest: str | Path, *, size: int = 20000, seed: int = 1,
     sizes = _split_sizes(size, splits)
     examples = generate_dates(size, seed)
     dest = Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
+    with writing(dest):  # a full disk or a read-only folder: one sentence naming dest
+        dest.mkdir(parents=True, exist_ok=True)
+        _write_splits(dest, sizes, examples)
+        (dest / "meta.json").write_text(json.dumps(_meta(size, seed, sizes), ensure_ascii=False,
+                                                   indent=2) + "\n", encoding="utf-8")
+    return sizes
+
+
+def _write_splits(dest: Path, sizes: dict[str, int], examples: list[DateExample]) -> None:
+    """{split}.src / .tgt / .align for consecutive slices of `examples`."""
     start = 0
     for name, count in sizes.items():
         part = examples[start:start + count]
@@ -170,8 +180,11 @@ def write_dates(dest: str | Path, *, size: int = 20000, seed: int = 1,
                               ("align", [format_alignment(e.alignment) for e in part])):
             text = "".join(line + "\n" for line in lines)
             (dest / f"{name}.{suffix}").write_text(text, encoding="utf-8", newline="\n")
-    meta = {
-        "task": "dates: human-readable date -> ISO 8601 YYYY-MM-DD",
+
+
+def _meta(size: int, seed: int, sizes: dict[str, int]) -> dict:
+    """meta.json: how the task was made."""
+    return {        "task": "dates: human-readable date -> ISO 8601 YYYY-MM-DD",
         "size": size,
         "seed": seed,
         "splits": sizes,
@@ -183,6 +196,3 @@ def write_dates(dest: str | Path, *, size: int = 20000, seed: int = 1,
         "babel_version": babel.__version__,
         "patterns": {language: list(PATTERNS[language]) for language in LANGUAGES},
     }
-    (dest / "meta.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n",
-                                    encoding="utf-8")
-    return sizes

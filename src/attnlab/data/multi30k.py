@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from attnlab.errors import ConfigError, DataError
+from attnlab.files import writing
 
 DEFAULT_URL = "https://raw.githubusercontent.com/multi30k/dataset/master/data/task1/raw"
 SPLITS = ("train", "val", "test_2016_flickr")
@@ -109,15 +110,16 @@ def fetch_multi30k(
     if from_dir is not None:
         _check_local_copy(Path(from_dir), names)
     dest = Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
     paths = {}
-    for split in SPLITS:
-        for language in pair:
-            name = file_name(split, language)
-            paths[split, language] = dest / name
-            line = _fetch_one(name, dest / name, base_url, from_dir)
-            if progress is not None:
-                progress(line)
+    with writing(dest):  # a full disk or a read-only folder: one sentence naming dest
+        dest.mkdir(parents=True, exist_ok=True)
+        for split in SPLITS:
+            for language in pair:
+                name = file_name(split, language)
+                paths[split, language] = dest / name
+                line = _fetch_one(name, dest / name, base_url, from_dir)
+                if progress is not None:
+                    progress(line)
     return paths
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnlab.data import read_lines
-from attnlab.errors import ConfigError
+from attnlab.errors import ConfigError, DataError
 from attnlab.train.validation import perplexity
 
 from .corpus import encode_text
@@ -43,8 +43,12 @@ def evaluate_perplexity(run_dir: str | os.PathLike, text: str | os.PathLike | No
     data = trained.config.data
     if text is None and data.test is None:
         raise ConfigError("no text to evaluate: give one, or set data.test in the run's config")
-    lines = read_lines(text if text is not None else data.path(data.test))
+    path = text if text is not None else data.path(data.test)
+    lines = read_lines(path)
     encoded = encode_text(lines, trained.vocab, trained.config.data.max_len)
+    if not encoded.sentences:
+        raise DataError(f"{path} has no sentence to score ({encoded.summary()}); perplexity "
+                        f"needs at least one non-empty line of at most {data.max_len} pieces")
     nll, tokens = text_nll(trained.model, encoded.sentences, batch_size)
     return PerplexityResult(perplexity(nll / max(tokens, 1)), nll, tokens, len(encoded.sentences),
                             encoded.empty + encoded.too_long, trained.checkpoint)

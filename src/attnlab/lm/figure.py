@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from attnlab.errors import UserError
+from attnlab.files import writing
 from attnlab.viz import SentenceReading, plot_reading
 
 from .loading import load_language_model
@@ -38,4 +39,5 @@ def plot_reading_to(reading: SentenceReading, run_dir: str | os.PathLike,
     if not -layers <= layer < layers:
         raise UserError(f"--layer {layer}: the model has {layers} layer(s)")
     output = Path(output) if output is not None else Path(run_dir) / "self-attention.png"
-    return plot_reading(reading, output, matrix, layer)
+    with writing(output):
+        return plot_reading(reading, output, matrix, layer)
