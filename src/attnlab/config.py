@@ -115,7 +115,7 @@ def _read_yaml(path: Path) -> dict:
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error)
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
     if data is None:
         return {}
@@ -136,8 +136,8 @@ def _apply_override(data: dict, override: str, cls: type) -> None:
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise ConfigError(f"{origin}: the value is not valid YAML: "
-                          f"{getattr(error, 'problem', error)}") from None
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"{origin}: the value is not valid YAML: {problem}") from None
     _convert(value, _type_at(cls, key, origin), key, origin)
     *parents, last = key.split(".")
     node = data
