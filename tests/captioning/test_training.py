@@ -3,6 +3,7 @@
 import json
 import shutil
 from functools import partial
+from pathlib import Path
 
 import pytest
 import torch
@@ -16,6 +17,7 @@ from attnlab.captioning import (
 )
 from attnlab.cli import main
 from attnlab.data import EOS_ID
+from attnlab.errors import DataError, WriteError
 from attnlab.train import run_experiment
 from attnlab.train.checkpoint import RunDir
 
@@ -78,8 +80,49 @@ def test_resume_continues_from_last(shapes_dir, tmp_path):
     assert result.steps == 4
 
 
+def test_training_into_a_trained_run_needs_resume_or_overwrite(trained_run, shapes_dir):
+    before = {p: p.read_bytes() for p in trained_run.rglob("*") if p.is_file()}
+    with pytest.raises(WriteError, match="already holds a trained run with best/"):
+        train_captioning(tiny_run_config(shapes_dir), trained_run, **QUIET)
+    assert {p: p.read_bytes() for p in trained_run.rglob("*") if p.is_file()} == before
+
+
+def captions_file(shapes_dir, tmp_path, change) -> Path:
+    """A copy of the shapes caption file after `change(entries)`."""
+    data = json.loads((shapes_dir / "dataset_shapes.json").read_text())
+    change(data["images"])
+    path = tmp_path / "captions.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def blank_captions(entries, split):
+    for entry in entries:
+        if entry["split"] == split:
+            entry["sentences"] = [{"tokens": [], "raw": ""}]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda entries: [e.update(split="test") for e in entries if e["split"] == "val"],
+     "no validation images in {json}: none is in the split 'val' (its splits: test, train)"),
+    (lambda entries: [e.update(split="test") for e in entries if e["split"] == "train"],
+     "no training images in {json}: none is in the split(s) train, restval (its splits: test, "
+     "val)"),
+    (lambda entries: blank_captions(entries, "train"),
+     "no training captions in {json}: every caption of the split(s) train, restval is empty"),
+    (lambda entries: [e.update(sentences=[]) for e in entries if e["split"] == "val"],
+     "no validation captions in {json}: the images of the split 'val' have no caption"),
+])
+def test_degenerate_captions_are_named_before_training(shapes_dir, tmp_path, change, message):
+    config = tiny_run_config(shapes_dir)
+    config.data.json = str(captions_file(shapes_dir, tmp_path, change))
+    with pytest.raises(DataError) as error:
+        CaptionTask(config, None, log=lambda _: None)
+    assert str(error.value) == message.format(json=config.data.json)
+
+
 def test_validation_gives_metrics_and_the_attention_figure(shapes_dir, tmp_path):
-    task = CaptionTask(tiny_run_config(shapes_dir), tmp_path, log=lambda _: None)
+    task = CaptionTask(tiny_run_config(shapes_dir), None, log=lambda _: None)
     validation = task.validate(task.model)
     assert {"bleu4", "localisation", "localisation_chance", "loss", "perplexity"} <= set(
         validation.metrics)

@@ -2,6 +2,7 @@
 
 import json
 import random
+import shutil
 from functools import partial
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from PIL import Image
 
 from attnlab.cli import main
 from attnlab.config import load_config
-from attnlab.errors import ConfigError, UserError
+from attnlab.errors import ConfigError, DataError, UserError
 from attnlab.lm import (
     LanguageModelTask,
     LMRunConfig,
@@ -101,6 +102,50 @@ def test_cli_prints_parameter_count_and_resumes(text_dir, tmp_path, capsys):
     assert main(["lm", "train", "--run", str(tmp_path / "run"), "--resume", "--no-progress",
                  "--set", "train.max_steps=2"]) == 0
     assert "stopped after 2 steps" in capsys.readouterr().out
+
+
+def test_training_into_a_trained_run_needs_resume_or_overwrite(lstmn_run, text_dir, tmp_path,
+                                                               capsys):
+    run, _ = lstmn_run
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert main(["lm", "train", str(write_yaml(tmp_path, tiny(text_dir))), "--run", str(run),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"attnlab: error: {run} already holds a trained run with best/ (step ")
+    assert err.endswith("last/ (step 8): pass --resume to continue it or --overwrite to replace "
+                        "it\n")
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def degenerate(text_dir, tmp_path, train=None, valid=None, **data) -> str:
+    """The DataError of a task whose training or validation text is replaced."""
+    directory = tmp_path / "text"
+    shutil.copytree(text_dir, directory)
+    for name, text in (("train.txt", train), ("valid.txt", valid)):
+        if text is not None:
+            (directory / name).write_text(text)
+    config = tiny(text_dir)
+    config.data.dir = str(directory)
+    for key, value in data.items():
+        setattr(config.data, key, value)
+    with pytest.raises(DataError) as error:
+        LanguageModelTask(config, None, log=quiet)
+    return str(error.value).replace(str(directory), "DIR")
+
+
+def test_degenerate_text_is_named_before_training(text_dir, tmp_path):
+    assert degenerate(text_dir, tmp_path, train="") == ("no training text in DIR/train.txt: the "
+                                                       "file is empty")
+    assert degenerate(text_dir, tmp_path / "2", train="\n \n") == (
+        "no training text in DIR/train.txt: none of its 2 lines has text")
+    assert degenerate(text_dir, tmp_path / "3", max_len=3) == (
+        "no training text in DIR/train.txt: kept 0 of 160 sentences (160 longer than 3 pieces); "
+        "raise data.max_len")
+    assert degenerate(text_dir, tmp_path / "4", valid="") == (
+        "no validation text in DIR/valid.txt: the file is empty")
+    assert degenerate(text_dir, tmp_path / "5", valid="\n\nthe cat .\n", valid_sentences=2) == (
+        "no validation text in DIR/valid.txt: none of its first 2 lines has text")
 
 
 def vocabulary():

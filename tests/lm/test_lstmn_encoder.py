@@ -57,6 +57,7 @@ def test_trains_a_few_hundred_steps_and_learns(trained):
 def test_reading_figure_of_the_encoder(trained, capsys):
     run, _ = trained
     output = run / "figures" / "reading.png"
+    output.parent.mkdir()  # an output folder must exist: plot refuses a missing one, in one line
     assert main(["lm", "plot", "--run", str(run), "5. März 2024", "--output", str(output)]) == 0
     assert output.is_file() and output.with_name("reading-matrix.png").is_file()
     with Image.open(output) as image:

@@ -1,13 +1,17 @@
 """Run directories: atomic checkpoints, crash recovery, and refusing damaged or foreign files."""
 
+import errno
+import hashlib
 import json
+import os
+import shutil
 
 import pytest
 import torch
 from toy_task import ToyModel, parameters
 
-from attnlab.errors import CheckpointError
-from attnlab.train import RunDir
+from attnlab.errors import CheckpointError, WriteError
+from attnlab.train import RunDir, checkpoint
 
 SIGNATURE = {"model": "ToyModel", "dim": 8, "vocab_size": 11}
 
@@ -79,14 +83,12 @@ def test_foreign_checkpoints_are_refused(tmp_path):
         run_dir.load_checkpoint("best", model())
 
 
-def test_config_and_kept_files(tmp_path):
+def test_config_round_trip(tmp_path):
     run_dir = RunDir(tmp_path / "run")
     run_dir.write_config({"train": {"lr": 0.001}})
     assert json.loads(run_dir.file("config.json").read_text()) == {"train": {"lr": 0.001}}
     assert run_dir.read_config() == {"train": {"lr": 0.001}}
-    vocabulary = tmp_path / "vocab.txt"
-    vocabulary.write_text("a\nb\n")
-    assert run_dir.keep_file(vocabulary, "vocab.src.txt").read_text() == "a\nb\n"
+    assert sorted(p.name for p in run_dir.path.iterdir()) == ["config.json"]
 
 
 def test_keys_added_later_with_an_off_default_still_match(tmp_path):
@@ -99,3 +101,119 @@ def test_keys_added_later_with_an_off_default_still_match(tmp_path):
     for on in (True, 0, 3):
         with pytest.raises(CheckpointError, match=r"signature\.window is '<absent>' there"):
             run_dir.load_checkpoint("last", model(), {**SIGNATURE, "window": on})
+
+
+def test_meta_records_the_sha256_of_each_file(tmp_path):
+    directory = save(RunDir(tmp_path), model(), step=3)
+    files = json.loads((directory / "meta.json").read_text())["files"]
+    assert sorted(files) == ["model.safetensors", "training_state.pt"]
+    for name, entry in files.items():
+        data = (directory / name).read_bytes()
+        assert entry == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+
+@pytest.mark.parametrize("file", ["model.safetensors", "training_state.pt"])
+def test_a_file_copied_from_another_checkpoint_is_refused(tmp_path, file):
+    run_dir, other = RunDir(tmp_path / "run"), RunDir(tmp_path / "other")
+    save(run_dir, model(seed=0), step=5)
+    save(other, model(seed=1), step=5)
+    shutil.copyfile(other.file(f"last/{file}"), run_dir.file(f"last/{file}"))
+    last = run_dir.path / "last"
+    with pytest.raises(CheckpointError) as error:
+        run_dir.load_checkpoint("last", model())
+    assert str(error.value) == (f"{last / file} is not the file checkpoint {last} saved (step "
+                                f"5): its content differs from what meta.json records "
+                                f"(damaged, or copied from another run)")
+
+
+def test_a_training_state_put_into_best_is_refused(tmp_path):
+    run_dir = RunDir(tmp_path)
+    save(run_dir, model(), name="last")
+    run_dir.save_checkpoint("best", model(), SIGNATURE, info={"step": 1})
+    shutil.copyfile(run_dir.file("last/training_state.pt"), run_dir.file("best/training_state.pt"))
+    with pytest.raises(CheckpointError, match=r"best/training_state\.pt does not belong to "
+                                              r"checkpoint .*records no training_state\.pt"):
+        run_dir.load_checkpoint("best", model())
+
+
+def test_checkpoints_written_before_the_hashes_still_load(tmp_path):
+    run_dir, source = RunDir(tmp_path), model(seed=0)
+    meta_path = save(run_dir, source, step=4) / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["files"]
+    meta["format_version"] = 1
+    meta_path.write_text(json.dumps(meta))
+    target = model(seed=1)
+    assert run_dir.load_checkpoint("last", target).training_state["step"] == 4
+    assert torch.equal(target.hidden.weight, source.hidden.weight)
+
+
+@pytest.mark.parametrize("failing", ["model.safetensors", "training_state.pt", "meta.json"])
+def test_a_full_disk_while_saving_keeps_the_previous_checkpoint(tmp_path, monkeypatch, failing):
+    run_dir, first = RunDir(tmp_path), model(seed=0)
+    save(run_dir, first, step=1)
+    write = checkpoint._write_file
+
+    def full_disk(path, data):
+        if path.name == failing:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write(path, data)
+
+    monkeypatch.setattr(checkpoint, "_write_file", full_disk)
+    with pytest.raises(WriteError) as error:
+        save(run_dir, model(seed=2), step=2)
+    assert str(error.value) == (f"cannot write {tmp_path / 'last'}: no space left on the "
+                                f"device; free some space or write elsewhere (the previous "
+                                f"last/, step 1, is kept)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["last"]   # no last.tmp left behind
+    restored = model(seed=3)
+    assert run_dir.load_checkpoint("last", restored).meta["step"] == 1
+    assert torch.equal(restored.hidden.weight, first.hidden.weight)
+
+
+def test_a_read_only_file_system_mid_rename_keeps_the_previous_checkpoint(tmp_path,
+                                                                          monkeypatch):
+    run_dir, first = RunDir(tmp_path), model(seed=0)
+    save(run_dir, first, step=1)
+    rename, calls = os.rename, []
+
+    def read_only_after_one(source, target):
+        calls.append(target)
+        if len(calls) > 1:   # last -> last.old went through; last.tmp -> last fails
+            raise OSError(errno.EROFS, "Read-only file system")
+        rename(source, target)
+
+    monkeypatch.setattr(os, "rename", read_only_after_one)
+    with pytest.raises(WriteError, match=r"cannot write .*last: the file system is read-only; "
+                                         r"write elsewhere \(the previous last/, step 1"):
+        save(run_dir, model(seed=2), step=2)
+    monkeypatch.undo()
+    assert run_dir.checkpoint_dir("last") == tmp_path / "last.old"
+    restored = model(seed=3)
+    assert run_dir.load_checkpoint("last", restored).meta["step"] == 1
+    assert torch.equal(restored.hidden.weight, first.hidden.weight)
+
+
+def test_a_checkpoint_below_a_file_is_one_sentence(tmp_path):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(WriteError) as error:
+        save(RunDir(tmp_path / "file" / "run"), model())
+    assert str(error.value) == (f"cannot write {tmp_path / 'file' / 'run' / 'last'}: a part of "
+                                f"the path is a file, not a folder")
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", b"PK\x03\x04" + b"\0" * 40])
+def test_garbage_training_state_is_one_sentence(tmp_path, content):
+    run_dir = RunDir(tmp_path)
+    meta_path = save(run_dir, model()) / "meta.json"
+    (tmp_path / "last" / "training_state.pt").write_bytes(content)
+    with pytest.raises(CheckpointError, match=r"training_state\.pt is not the file"):
+        run_dir.load_checkpoint("last", model())
+    meta = json.loads(meta_path.read_text())
+    del meta["files"]   # a checkpoint from before the hashes: torch.load itself refuses
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError) as error:
+        run_dir.load_checkpoint("last", model())
+    assert str(error.value).startswith(f"cannot load {tmp_path / 'last' / 'training_state.pt'} "
+                                       f"(damaged?): ")
+    assert "\n" not in str(error.value)

@@ -39,13 +39,34 @@ def signature(config: RunConfig, vocab_size: int) -> dict:
                            image_size=config.data.image_size)
 
 
-def read_vocab(config: RunConfig, run_dir: Path, train: CaptionSplit) -> Vocab:
-    """The run's word vocabulary: built from the training captions once, then reloaded."""
-    if (run_dir / f"{VOCAB_NAME}.json").is_file():
+def read_vocab(config: RunConfig, run_dir: Path | None, train: CaptionSplit) -> Vocab:
+    """The run's word vocabulary (DataError if it has none), or with run_dir None one built
+    from the training captions in memory (`vocab.save(directory, VOCAB_NAME)` writes it)."""
+    if run_dir is not None:
         return load_vocab(run_dir, VOCAB_NAME)
     texts = [" ".join(caption) for image in train.images for caption in image.captions]
-    return build_vocab("word", texts, size=None, directory=run_dir, name=VOCAB_NAME,
+    if not any(text.strip() for text in texts):
+        raise DataError(f"no training captions in {config.data.json}: every caption of the "
+                        f"split(s) {', '.join(config.data.train_splits)} is empty")
+    return build_vocab("word", texts, size=None, name=VOCAB_NAME,
                        min_freq=config.data.min_word_count)
+
+
+def check_splits(config: RunConfig, images: list[CaptionedImage],
+                 train: list[CaptionedImage], valid: list[CaptionedImage]) -> None:
+    """DataError naming the caption file and the split when the training or the validation
+    split has no image, or the validation images no caption."""
+    data = config.data
+    found = ", ".join(sorted({image.split for image in images})) or "none"
+    if not train:
+        raise DataError(f"no training images in {data.json}: none is in the split(s) "
+                        f"{', '.join(data.train_splits)} (its splits: {found})")
+    if not valid:
+        raise DataError(f"no validation images in {data.json}: none is in the split "
+                        f"{data.valid_split!r} (its splits: {found})")
+    if not any(caption for image in valid for caption in image.captions):
+        raise DataError(f"no validation captions in {data.json}: the images of the split "
+                        f"{data.valid_split!r} have no caption")
 
 
 def in_splits(images: list[CaptionedImage], names: list[str]) -> list[CaptionedImage]:
@@ -53,25 +74,24 @@ def in_splits(images: list[CaptionedImage], names: list[str]) -> list[CaptionedI
 
 
 class CaptionTask:
-    """Reads the captions, builds (or reloads) the vocabulary and the model, and scores it.
+    """Reads the captions, builds the vocabulary (or reloads it from `run_dir`; None: built
+    from the captions, written only by `save_files`) and the model, and scores it.
 
     Every (image, caption) pair of the training splits is an example; validation decodes the
     first `data.valid_images` validation images greedily.
     """
 
-    def __init__(self, config: RunConfig, run_dir: str | Path, *, log=print):
+    run_files = tuple(f"{VOCAB_NAME}.{ext}" for ext in ("json", "model", "vocab"))
+
+    def __init__(self, config: RunConfig, run_dir: str | Path | None, *, log=print):
         self.config, data = config, config.data
-        run_dir = Path(run_dir)
-        run_dir.mkdir(parents=True, exist_ok=True)
         images = read_karpathy(data.json)
         train = in_splits(images, data.train_splits)
         valid = in_splits(images, [data.valid_split])[: data.valid_images]
+        check_splits(config, images, train, valid)
         self.train = CaptionSplit(train, data.images, data.image_size, cache=data.cache_images)
         self.valid = CaptionSplit(valid, data.images, data.image_size, cache=data.cache_images)
-        if not len(self.train) or not len(self.valid):
-            raise DataError(f"{data.json}: {len(self.train)} images in {data.train_splits} "
-                            f"and {len(self.valid)} in {data.valid_split!r}; need both")
-        self.vocab = read_vocab(config, run_dir, self.train)
+        self.vocab = read_vocab(config, None if run_dir is None else Path(run_dir), self.train)
         limit = data.max_caption_len
         self.examples = [(index, self.vocab.encode(" ".join(caption[:limit])))
                          for index, image in enumerate(self.train.images)
@@ -85,6 +105,10 @@ class CaptionTask:
                                           pool_batches=1)
         self.model = build_captioner(config.model, len(self.vocab), data.image_size)
         set_hard_decoding(self.model, config.decode.hard_attention)
+
+    def save_files(self, directory: Path) -> None:
+        """Write the vocabulary into the run directory."""
+        self.vocab.save(directory, VOCAB_NAME)
 
     def images(self, pixels: torch.Tensor) -> torch.Tensor:
         """uint8 (B, S, S, 3) -> normalised float (B, 3, S, S)."""

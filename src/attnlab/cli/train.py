@@ -16,13 +16,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
-    """CONFIG, --run, --set, --resume, --no-progress: shared by every `... train` command."""
+    """CONFIG, --run, --set, --resume, --overwrite, --no-progress: shared by every `... train`
+    command."""
     parser.add_argument("config", nargs="?", help="YAML config (optional with --resume)")
     parser.add_argument("--run", help="run directory (default: runs/<config name>)")
     parser.add_argument("--set", dest="overrides", action="append", default=[],
                         metavar="KEY=VALUE", help="override a config value, e.g. train.lr=5e-4")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue from the run directory's last checkpoint")
+    existing = parser.add_mutually_exclusive_group()
+    existing.add_argument("--resume", action="store_true",
+                          help="continue from the run directory's last checkpoint")
+    existing.add_argument("--overwrite", action="store_true",
+                          help="replace the run already in the run directory (its checkpoints, "
+                          "config, vocabularies, metrics and TensorBoard logs)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -42,6 +47,6 @@ def run_training(args: argparse.Namespace, command: str, config_cls: type, task_
     run_dir = args.run or str(Path("runs") / Path(args.config).stem)
     config = experiment_config(config_cls, args.config, run_dir, args.overrides, args.resume)
     result = run_experiment(task_class, config, run_dir, resume=args.resume,
-                            progress=not args.no_progress)
+                            overwrite=args.overwrite, progress=not args.no_progress)
     print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
     return 0

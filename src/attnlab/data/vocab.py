@@ -22,6 +22,7 @@ from pathlib import Path
 import sentencepiece
 
 from attnlab.errors import ConfigError, DataError
+from attnlab.files import atomic_output, writing
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 SPECIAL_PIECES = ("<pad>", "<unk>", "<s>", "</s>")
@@ -67,12 +68,15 @@ class Vocab(ABC):
         """Whether `piece`, coming after `previous`, begins a new word."""
 
     def save(self, directory: str | os.PathLike, name: str) -> Path:
-        """Write the vocabulary as `directory/name.*`; returns the path of name.json."""
+        """Write the vocabulary as `directory/name.*`, each file atomically (name.json last);
+        returns the path of name.json. A failed write is one WriteError sentence."""
         directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
+        with writing(directory):
+            directory.mkdir(parents=True, exist_ok=True)
         meta = {"kind": self.kind, **self._write(directory, name)}
         path = directory / f"{name}.json"
-        path.write_text(json.dumps(meta, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+        with atomic_output(path) as file:
+            file.write(json.dumps(meta, ensure_ascii=False, indent=0) + "\n")
         return path
 
     def to_words(self, pieces: list[str]) -> list[list[int]]:
@@ -124,11 +128,13 @@ class SentencePieceVocab(Vocab):
         return self.processor.get_piece_size()
 
     def _write(self, directory: Path, name: str) -> dict:
-        (directory / f"{name}.model").write_bytes(self.processor.serialized_model_proto())
+        with atomic_output(directory / f"{name}.model", "wb") as file:
+            file.write(self.processor.serialized_model_proto())
         # Same "piece<TAB>score" format sentencepiece writes, for people reading the vocabulary.
         scores = (self.processor.get_score(i) for i in range(len(self)))
         lines = [f"{self.id_to_piece(i)}\t{score:g}" for i, score in enumerate(scores)]
-        (directory / f"{name}.vocab").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with atomic_output(directory / f"{name}.vocab") as file:
+            file.write("\n".join(lines) + "\n")
         return {"model": f"{name}.model"}
 
     def _starts_word(self, piece: str, previous: str) -> bool:
@@ -253,11 +259,12 @@ def build_vocab(
     texts: Iterable[str],
     *,
     size: int | None,
-    directory: str | os.PathLike,
+    directory: str | os.PathLike | None = None,
     name: str,
     **options,
 ) -> Vocab:
-    """Train a vocabulary of `kind` on `texts`, save it as `directory/name.*` and return it.
+    """Train a vocabulary of `kind` on `texts`, save it as `directory/name.*` (None: do not
+    save; `vocab.save(directory, name)` later) and return it.
 
     `size` counts every id including the 4 special ones; it is required for bpe/unigram and
     None means "no cap" for word/char. A joint vocabulary (shared by source and target, e.g.
@@ -273,7 +280,8 @@ def build_vocab(
     if kind in ("bpe", "unigram") and size is None:
         raise ConfigError(f"a {kind} vocabulary needs a size")
     vocab = VOCAB_KINDS[kind](kind, texts, size, dict(options))
-    vocab.save(directory, name)
+    if directory is not None:
+        vocab.save(directory, name)
     return vocab
 
 

@@ -18,18 +18,21 @@ from attnlab.data import (
     load_vocab,
     read_lines,
 )
+from attnlab.errors import DataError
 
 from .config import TextConfig
 
 VOCAB_NAME = "vocab"  # the run directory's vocab.json (+ vocab.model for sentencepiece)
+VOCAB_FILES = tuple(f"{VOCAB_NAME}.{ext}" for ext in ("json", "model", "vocab"))
 
 
-def load_or_build_vocab(config: TextConfig, sentences: list[str], run_dir: Path) -> Vocab:
-    """The run's vocabulary: reloaded when the run directory has one, else trained and saved."""
-    if (run_dir / f"{VOCAB_NAME}.json").is_file():
+def load_or_build_vocab(config: TextConfig, sentences: list[str],
+                        run_dir: Path | None) -> Vocab:
+    """The run's vocabulary (DataError if it has none), or with run_dir None one trained on
+    `sentences` in memory (`vocab.save(directory, VOCAB_NAME)` writes it)."""
+    if run_dir is not None:
         return load_vocab(run_dir, VOCAB_NAME)
-    return build_vocab(config.vocab, sentences, size=config.vocab_size, directory=run_dir,
-                       name=VOCAB_NAME)
+    return build_vocab(config.vocab, sentences, size=config.vocab_size, name=VOCAB_NAME)
 
 
 @dataclass
@@ -67,6 +70,32 @@ def encode_text(lines: list[str], vocab: Vocab, max_len: int | None) -> EncodedT
 
 def read_text(config: TextConfig, name: str) -> list[str]:
     return read_lines(config.path(name))
+
+
+def read_training_text(config: TextConfig) -> list[str]:
+    """The training lines; DataError naming the file when no line has text."""
+    lines = read_text(config, config.train)
+    if not any(line.strip() for line in lines):
+        what = f"none of its {len(lines)} lines has text" if lines else "the file is empty"
+        raise DataError(f"no training text in {config.path(config.train)}: {what}")
+    return lines
+
+
+def check_encoded(encoded: EncodedText, config: TextConfig, name: str,
+                  kind: str) -> EncodedText:
+    """`encoded` (the `kind` text: training, validation) when it kept a sentence; else
+    DataError naming the file and why nothing was kept."""
+    if encoded.sentences:
+        return encoded
+    path = config.path(name)
+    if not encoded.total:
+        why = "the file is empty"
+    elif encoded.too_long:
+        why = f"{encoded.summary()}; raise data.max_len"
+    else:
+        first = "first " if kind == "validation" and encoded.total == config.valid_sentences else ""
+        why = f"none of its {first}{encoded.total} lines has text"
+    raise DataError(f"no {kind} text in {path}: {why}")
 
 
 @dataclass

@@ -18,7 +18,17 @@ from attnlab.viz import self_attention_figure
 from attnlab.viz.heatmap import figure_to_array
 
 from .config import LMRunConfig
-from .corpus import TextBatch, collate_text, encode_text, load_or_build_vocab, read_text
+from .corpus import (
+    VOCAB_FILES,
+    VOCAB_NAME,
+    TextBatch,
+    check_encoded,
+    collate_text,
+    encode_text,
+    load_or_build_vocab,
+    read_text,
+    read_training_text,
+)
 from .reading import read_with_language_model
 
 TASK = "language_model"
@@ -52,18 +62,23 @@ def model_signature(config: LMRunConfig, vocab: Vocab) -> dict:
 
 
 class LanguageModelTask:
-    """Reads the text, builds (or reloads from `run_dir`) the vocabulary, builds the model."""
+    """Reads the text, builds the vocabulary (or reloads it from `run_dir`; None: trained on
+    the text, written only by `save_files`), builds the model. Empty training or validation
+    text, or none left after the length filter, is a DataError naming the file."""
 
-    def __init__(self, config: LMRunConfig, run_dir: str | Path, *, log=print):
+    run_files = VOCAB_FILES
+
+    def __init__(self, config: LMRunConfig, run_dir: str | Path | None, *, log=print):
         self.config, data = config, config.data
-        run_dir = Path(run_dir)
-        run_dir.mkdir(parents=True, exist_ok=True)
-        train_lines = read_text(data, data.train)
-        self.vocab = load_or_build_vocab(data, train_lines, run_dir)
-        self.train_data = encode_text(train_lines, self.vocab, data.max_len)
+        train_lines = read_training_text(data)
+        self.vocab = load_or_build_vocab(data, train_lines,
+                                         None if run_dir is None else Path(run_dir))
+        self.train_data = check_encoded(encode_text(train_lines, self.vocab, data.max_len),
+                                        data, data.train, "training")
         log(f"training data: {self.train_data.summary()}")
         valid_lines = read_text(data, data.valid)[: data.valid_sentences]
-        self.valid_data = encode_text(valid_lines, self.vocab, data.max_len)
+        self.valid_data = check_encoded(encode_text(valid_lines, self.vocab, data.max_len),
+                                        data, data.valid, "validation")
         self.first_valid = next((line for line in valid_lines if line.strip()), None)
         lengths = [len(s) + 1 for s in self.train_data.sentences]
         self.sampler = BucketBatchSampler(lengths, data.batch_size, batch_unit=data.batch_unit,
@@ -71,6 +86,10 @@ class LanguageModelTask:
         self.model = build_language_model(config.model, len(self.vocab),
                                           max_len=data.max_len + 1)
         log(f"model: {config.model.kind}, {count_parameters(self.model):,} parameters")
+
+    def save_files(self, directory: Path) -> None:
+        """Write the vocabulary into the run directory."""
+        self.vocab.save(directory, VOCAB_NAME)
 
     def make_batch(self, indices: list[int]) -> TextBatch:
         return collate_text([self.train_data.sentences[i] for i in indices], indices)

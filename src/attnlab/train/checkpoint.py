@@ -2,20 +2,25 @@
 
     runs/x/
       config.json          the experiment config (written by the caller)
-      vocab.src.model ...  files the caller keeps with the run (`keep_file`)
+      src_vocab.json ...   the task's own files (its vocabularies)
       last/                model.safetensors, training_state.pt, meta.json
       best/                model.safetensors, meta.json (no optimiser state: it is for decoding)
-      tensorboard/
+      metrics.jsonl, tensorboard/
 
 A checkpoint directory is replaced atomically: it is written as `last.tmp/`, the old one is
 renamed to `last.old/`, the new one renamed to `last/`, then `last.old/` removed. A crash at any
 point leaves either `last/` or `last.old/` complete, and loading falls back to `last.old/`.
+meta.json records the sha256 of the directory's other files, so a file damaged or copied in from
+another checkpoint is refused on load (checkpoints written before the hashes load unchecked).
 Loading never unpickles code: weights come from safetensors, the rest via
-`torch.load(weights_only=True)` and JSON.
+`torch.load(weights_only=True)` and JSON. A failed write is one WriteError sentence.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
 import json
 import os
 import re
@@ -29,12 +34,13 @@ import torch
 from torch import nn
 
 import attnlab
-from attnlab.errors import CheckpointError
+from attnlab.errors import CheckpointError, WriteError
+from attnlab.files import atomic_output, describe, writing
 
 MODEL_FILE = "model.safetensors"
 STATE_FILE = "training_state.pt"
 META_FILE = "meta.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: meta.json records each file's sha256
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -64,23 +70,18 @@ class RunDir:
         """Path of a file in the run directory's root (it may not exist yet)."""
         return self.path / name
 
-    def keep_file(self, source: str | os.PathLike, name: str | None = None) -> Path:
-        """Copy a file (a vocabulary, say) into the run directory, atomically."""
-        target = self.file(name or Path(source).name)
-        self.path.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(target.name + ".tmp")
-        shutil.copyfile(source, temporary)
-        _fsync_file(temporary)
-        os.replace(temporary, target)
-        return target
+    def make(self) -> None:
+        """Create the run directory (and its parents); WriteError when that is impossible."""
+        with writing(self.path):
+            self.path.mkdir(parents=True, exist_ok=True)
 
     def write_config(self, config: Mapping) -> Path:
         """Write config.json (a plain dict, e.g. `config_to_dict(cfg)`), atomically."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        target = self.file("config.json")
-        _write_json(target.with_name("config.json.tmp"), config)
-        os.replace(target.with_name("config.json.tmp"), target)
-        return target
+        self.make()
+        with atomic_output(self.file("config.json")) as file:
+            json.dump(config, file, indent=2)
+            file.write("\n")
+        return self.file("config.json")
 
     def read_config(self) -> dict:
         return _read_json(self.file("config.json"))
@@ -102,40 +103,44 @@ class RunDir:
 
         signature: the task's model description (checked on load); training_state: tensors and
         plain containers only; info: JSON-able extras for meta.json (step, epoch, metrics).
+        WriteError (naming the checkpoint; the previous one stays loadable) if it cannot be
+        written: no space left, a read-only file system...
         """
         _check_name(name)
-        final, temporary, old = (self.path / name, self.path / f"{name}.tmp",
-                                 self.path / f"{name}.old")
-        if temporary.exists():  # left by an earlier crash mid-write
-            shutil.rmtree(temporary)
-        temporary.mkdir(parents=True)
-        _write_checkpoint(temporary, model, signature, training_state, info or {})
-        if final.exists():
-            if old.exists():
-                shutil.rmtree(old)
-            os.rename(final, old)
-        os.rename(temporary, final)
-        _fsync_dir(self.path)
-        if old.exists():
-            shutil.rmtree(old)
+        final, temporary = self.path / name, self.path / f"{name}.tmp"
+        files = {MODEL_FILE: _model_bytes(model)}
+        if training_state is not None:
+            files[STATE_FILE] = _state_bytes(training_state)
+        meta = _meta(model, signature, info or {}, files)
+        previous = _saved_step(self.checkpoint_dir(name))
+        try:
+            _write_checkpoint(temporary, files, meta)
+            _replace(final, temporary, self.path / f"{name}.old")
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(temporary)
+            kept = "" if previous is None else f" (the previous {name}/, step {previous}, is kept)"
+            raise WriteError(describe(error, final) + kept) from None
         return final
 
     def read_meta(self, name: str = "last") -> dict:
         """meta.json of a checkpoint: signature, step, metrics, parameter shapes."""
-        return _read_json(self._require(name) / META_FILE)
+        return _read_meta(self._require(name))
 
     def load_checkpoint(self, name: str, model: nn.Module,
                         signature: dict | None = None) -> Checkpoint:
         """Load the weights into `model` (in place) and read the training state.
 
         signature: when given, must equal the one saved (else CheckpointError); the parameter
-        names and shapes must always match the model's.
+        names and shapes must always match the model's, and each file the one meta.json
+        recorded (its sha256).
         """
         directory = self._require(name)
-        meta = _read_json(directory / META_FILE)
+        meta = _read_meta(directory)
         if signature is not None:
             _check_signature(directory, meta, type(model).__name__, signature)
         _check_parameters(directory, meta, model)
+        _check_files(directory, meta)
         try:
             safetensors.torch.load_model(model, directory / MODEL_FILE, strict=True)
         except Exception as error:  # header, size or truncation problems
@@ -153,19 +158,106 @@ class RunDir:
         return directory
 
 
-def _write_checkpoint(directory: Path, model: nn.Module, signature: dict,
-                      training_state: dict | None, info: dict) -> None:
-    # save_model (not save_file) drops the duplicate names of tied weights; load_model refills.
-    safetensors.torch.save_model(model, str(directory / MODEL_FILE))
-    _fsync_file(directory / MODEL_FILE)
-    if training_state is not None:
-        torch.save(training_state, directory / STATE_FILE)
-        _fsync_file(directory / STATE_FILE)
-    meta = {"format_version": FORMAT_VERSION, "attnlab_version": attnlab.__version__,
+def _model_bytes(model: nn.Module) -> bytes:
+    """The weights as safetensors; of tensors that are one (tied weights) only the first name
+    is stored, as safetensors.torch.save_model does (load_model refills the others)."""
+    tensors, seen, tied = {}, {}, {}
+    for key, value in model.state_dict().items():
+        identity = (value.data_ptr(), value.dtype, tuple(value.shape), value.stride())
+        if value.numel() and identity in seen:
+            tied[key] = seen[identity]
+            continue
+        seen[identity] = key
+        tensors[key] = value.detach().cpu().contiguous()
+    return safetensors.torch.save(tensors, metadata=tied or None)
+
+
+def _state_bytes(training_state: dict) -> bytes:
+    # Serialised in memory and written by us: torch.save's own writer reports a full disk as
+    # "PytorchStreamWriter failed writing file", without the reason.
+    buffer = io.BytesIO()
+    torch.save(training_state, buffer)
+    return buffer.getvalue()
+
+
+def _meta(model: nn.Module, signature: dict, info: dict, files: dict[str, bytes]) -> dict:
+    return {"format_version": FORMAT_VERSION, "attnlab_version": attnlab.__version__,
             "model_class": type(model).__name__, "signature": signature, **info,
-            "parameters": {key: list(value.shape) for key, value in model.state_dict().items()}}
-    _write_json(directory / META_FILE, meta)
+            "parameters": {key: list(value.shape) for key, value in model.state_dict().items()},
+            "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+                      for name, data in files.items()}}
+
+
+def _write_checkpoint(directory: Path, files: dict[str, bytes], meta: dict) -> None:
+    if directory.exists():  # left by an earlier crash mid-write
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    for name, data in files.items():
+        _write_file(directory / name, data)
+    _write_file(directory / META_FILE, (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
     _fsync_dir(directory)
+
+
+def _replace(final: Path, temporary: Path, old: Path) -> None:
+    """`temporary` becomes `final`; the old `final` survives as `old` until then."""
+    if final.exists():
+        if old.exists():
+            shutil.rmtree(old)
+        os.rename(final, old)
+    os.rename(temporary, final)
+    _fsync_dir(final.parent)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with open(path, "wb") as file:
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+
+
+def _saved_step(directory: Path | None):
+    """The step of the checkpoint in `directory`, or None (none there, or unreadable)."""
+    if directory is None:
+        return None
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        return json.loads((directory / META_FILE).read_text(encoding="utf-8")).get("step")
+    return None
+
+
+def _check_files(directory: Path, meta: dict) -> None:
+    """Each file is the one meta.json recorded: a damaged file, or one copied in from another
+    checkpoint (another run's training state, say), is refused before anything reads it."""
+    recorded = meta.get("files")
+    if recorded is None:   # written before format 2: nothing to compare with
+        return
+    for name in (MODEL_FILE, STATE_FILE):
+        path, entry = directory / name, recorded.get(name) if isinstance(recorded, dict) else None
+        if entry is None:
+            if path.exists():
+                raise CheckpointError(f"{path} does not belong to checkpoint {directory}: its "
+                                      f"{META_FILE} records no {name} (copied in from another "
+                                      f"run?)")
+            continue
+        if not path.is_file():
+            raise CheckpointError(f"{path} is missing")
+        wanted = entry.get("sha256") if isinstance(entry, dict) else None
+        if _sha256(path) != wanted:
+            raise CheckpointError(f"{path} is not the file checkpoint {directory} saved (step "
+                                  f"{meta.get('step', '?')}): its content differs from what "
+                                  f"{META_FILE} records (damaged, or copied from another run)")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as file:
+            for block in iter(lambda: file.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as error:
+        raise CheckpointError(describe(error, path, "read")) from None
+    return digest.hexdigest()
 
 
 def _check_signature(directory: Path, meta: dict, model_class: str, signature: dict) -> None:
@@ -200,6 +292,8 @@ def _first_difference(old, new, prefix: str = ""):
 
 def _check_parameters(directory: Path, meta: dict, model: nn.Module) -> None:
     saved = meta.get("parameters", {})
+    if not isinstance(saved, dict):
+        raise CheckpointError(f"{directory / META_FILE} is damaged: 'parameters' is not a table")
     mine = {key: list(value.shape) for key, value in model.state_dict().items()}
     for key, shape in mine.items():
         if key not in saved:
@@ -216,20 +310,23 @@ def _check_parameters(directory: Path, meta: dict, model: nn.Module) -> None:
 
 def _load_state(path: Path) -> dict:
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # truncated zip, or objects weights_only refuses to build
         raise CheckpointError(f"cannot load {path} (damaged?): {_first_line(error)}") from None
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path} is not a training state (it holds a "
+                              f"{type(state).__name__}, not a table)")
+    return state
 
 
-def _write_json(path: Path, data) -> None:
-    with open(path, "w", encoding="utf-8") as file:
-        json.dump(data, file, indent=2)
-        file.write("\n")
-        file.flush()
-        os.fsync(file.fileno())
+def _read_meta(directory: Path) -> dict:
+    meta = _read_json(directory / META_FILE)
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{directory / META_FILE} is damaged: it is not a JSON object")
+    return meta
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -238,23 +335,14 @@ def _read_json(path: Path) -> dict:
         raise CheckpointError(f"cannot read {path}: {_first_line(error)}") from None
 
 
-def _fsync_file(path: Path) -> None:
-    with open(path, "rb") as file:
-        os.fsync(file.fileno())
-
-
 def _fsync_dir(path: Path) -> None:
     """Make renames inside `path` durable (not possible on every OS, e.g. Windows)."""
-    try:
+    with contextlib.suppress(OSError):
         descriptor = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
 
 
 def _check_name(name: str) -> None:

@@ -10,13 +10,15 @@ sampler position, RNG states and counters, and continues exactly as if never sto
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass
 
 import torch
 
-from attnlab.errors import ConfigError
+from attnlab.errors import ConfigError, WriteError
+from attnlab.files import describe
 
 from . import distributed
 from .checkpoint import RunDir
@@ -55,53 +57,81 @@ def train(task: Task, config: TrainConfig, run_dir: RunDir, *, resume: bool = Fa
 
     resume: continue from `run_dir/last` (CheckpointError if there is none, or if it belongs
     to another model). progress: show a bar on a terminal (rank 0 only).
-    Under torchrun, every rank calls this with an identically built task.
+    Under torchrun, every rank calls this with an identically built task. This is the bare
+    loop: `run_experiment` is what refuses to train over an existing run.
     """
-    missing = [name for name in TASK_MEMBERS if not hasattr(task, name)]
-    if missing:
-        raise TypeError(f"{type(task).__name__} is not a Task: it lacks {', '.join(missing)}")
-    if config.threads is not None:
-        torch.set_num_threads(config.threads)
     context = distributed.setup(config.device)
     try:
-        trainer = _Trainer(task, config, run_dir, context)
-        trainer.start(resume, progress)
-        with StopSignals() as signals:
-            return trainer.run(signals)
+        trainer = Trainer(task, config, run_dir, context)
+        trainer.prepare(resume)
+        return trainer.fit(progress)
     finally:
         distributed.teardown(context)
 
 
-class _Trainer:
-    """The state of one training run; `run` is the loop, the rest are its steps."""
+@contextlib.contextmanager
+def writing_logs(run_dir: RunDir):
+    """An OSError writing metrics.jsonl or TensorBoard's files becomes one WriteError sentence
+    naming the file (or the run directory, when the error does not say which)."""
+    try:
+        yield
+    except OSError as error:
+        raise WriteError(describe(error, error.filename or run_dir.path)) from None
+
+
+class Trainer:
+    """One training run in two steps: `prepare` checks and restores (or seeds) and writes
+    nothing; `fit` runs the loop, which writes checkpoints, metrics.jsonl and TensorBoard."""
 
     def __init__(self, task: Task, config: TrainConfig, run_dir: RunDir,
                  context: distributed.DistContext):
+        missing = [name for name in TASK_MEMBERS if not hasattr(task, name)]
+        if missing:
+            raise TypeError(f"{type(task).__name__} is not a Task: it lacks "
+                            f"{', '.join(missing)}")
+        if config.threads is not None:
+            torch.set_num_threads(config.threads)
         self.task, self.config, self.run_dir, self.context = task, config, run_dir, context
         self.model = task.model.to(context.device)
-        self.params = [p for p in self.model.parameters() if p.requires_grad]
+        named = [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]
+        self.names, self.params = [n for n, _ in named], [p for _, p in named]
         self.optimizer = OPTIMIZERS[config.optimizer](self.params, config)
         self.schedule = build_schedule(config)
         self.signature = task.signature()
         self.progress = Progress()
         self.finite = True   # the latest loss
+        self.resumed = False
         self.monitor: Monitor | None = None
 
-    def start(self, resume: bool, progress: bool) -> None:
-        """Restore `last` or seed afresh; then wrap for DDP and open the monitor."""
+    def prepare(self, resume: bool) -> None:
+        """Restore `last` (every check of it passes first) or seed afresh."""
         if resume:
-            self._restore()
+            checkpoint = self.run_dir.load_checkpoint("last", self.model, self.signature)
+            self.progress = restore_training_state(
+                checkpoint, self.optimizer, self.names, self.config, self.schedule,
+                self.task.sampler, self.context)
         else:
             seed_everything(self.config.seed + self.context.rank)
-        # After loading: DDP broadcasts rank 0's parameters at construction.
+        self.resumed = resume
+
+    def fit(self, progress: bool) -> TrainResult:
+        """Train until a budget, early stopping or a signal ends the run."""
+        self._start(progress)
+        with StopSignals() as signals:
+            return self.run(signals)
+
+    def _start(self, progress: bool) -> None:
+        """Wrap for DDP (after loading: DDP broadcasts rank 0's parameters) and open the
+        monitor."""
         self.ddp = distributed.wrap_model(self.model, self.context)
         self.ddp.train()
         tensorboard = self.run_dir.tensorboard_dir if self.config.tensorboard else None
-        self.monitor = Monitor(enabled=self.context.is_main, progress=progress,
-                               total=self._total_steps(), initial=self.progress.step,
-                               tensorboard_dir=tensorboard,
-                               metrics_path=self.run_dir.file(METRICS_FILE))
-        if resume:
+        with writing_logs(self.run_dir):
+            self.monitor = Monitor(enabled=self.context.is_main, progress=progress,
+                                   total=self._total_steps(), initial=self.progress.step,
+                                   tensorboard_dir=tensorboard,
+                                   metrics_path=self.run_dir.file(METRICS_FILE))
+        if self.resumed:
             self.monitor.message(f"resumed {self.run_dir.path} at step {self.progress.step}")
         self._clock_start = time.monotonic()
         self._reset_window()
@@ -113,7 +143,8 @@ class _Trainer:
                 stopped_by = self._run_epoch(signals)
             self._finish(stopped_by)
         finally:
-            self.monitor.close()
+            with writing_logs(self.run_dir):
+                self.monitor.close()
         p = self.progress
         return TrainResult(p.step, p.epoch, p.best_metric, stopped_by, dict(p.last_metrics))
 
@@ -226,7 +257,8 @@ class _Trainer:
         with torch.no_grad():
             validation = self.task.validate(model)
         model.train()
-        self.monitor.validation(self.progress.step, validation)
+        with writing_logs(self.run_dir):
+            self.monitor.validation(self.progress.step, validation)
         return {name: float(value) for name, value in validation.metrics.items()}
 
     def _track(self, metrics: dict[str, float]) -> bool:
@@ -254,7 +286,8 @@ class _Trainer:
                   "tokens_per_second": batch_tokens / seconds}
         if self.config.clip_norm is not None:
             values["grad_norm"] = float(self.window["grad_norm"])   # the window's largest
-        self.monitor.train_scalars(self.progress.step, values)
+        with writing_logs(self.run_dir):
+            self.monitor.train_scalars(self.progress.step, values)
         self._reset_window()
 
     def _reset_window(self) -> None:
@@ -295,10 +328,3 @@ class _Trainer:
             self.run_dir.save_checkpoint(name, self.model, self.signature,
                                          training_state=training_state, info=info)
         distributed.barrier(self.context)
-
-    def _restore(self) -> None:
-        """Load `last` into the model, optimiser, schedule, sampler, counters and RNGs."""
-        checkpoint = self.run_dir.load_checkpoint("last", self.model, self.signature)
-        self.progress = restore_training_state(
-            checkpoint, self.optimizer, self.config, self.schedule, self.task.sampler,
-            self.context)

@@ -11,6 +11,12 @@ these attributes (no base class needed):
         def loss(self, model, batch): ...     # -> LossOutput
         def validate(self, model): ...        # -> Validation
         def signature(self): ...              # -> JSON-able dict describing the model
+
+and optionally the files it keeps in the run directory (its vocabularies), which
+`run_experiment` writes only once every check of the run has passed:
+
+        run_files: tuple[str, ...]            # their names, e.g. ("vocab.json", "vocab.model")
+        def save_files(self, directory): ...  # write them (atomically)
 """
 
 from __future__ import annotations

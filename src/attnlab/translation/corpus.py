@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from attnlab.data import FilterReport, Vocab, build_vocab, filter_pairs, load_vocab, read_parallel
 from attnlab.errors import DataError
@@ -11,6 +12,8 @@ from attnlab.errors import DataError
 from .config import DataConfig
 
 VOCAB_NAMES = ("src_vocab", "tgt_vocab")
+# Every file a run's vocabularies may leave in its directory (word/char: .json only).
+VOCAB_FILES = tuple(f"{name}.{ext}" for name in VOCAB_NAMES for ext in ("json", "model", "vocab"))
 
 
 def split_path(config: DataConfig, split: str, lang: str) -> Path:
@@ -24,8 +27,41 @@ def split_path(config: DataConfig, split: str, lang: str) -> Path:
 
 
 def read_split(config: DataConfig, split: str) -> list[tuple[str, str]]:
-    return read_parallel(split_path(config, split, config.src_lang),
-                         split_path(config, split, config.tgt_lang))
+    return read_parallel(*split_paths(config, split))
+
+
+def split_paths(config: DataConfig, split: str) -> tuple[Path, Path]:
+    """The source and target files of `split`."""
+    return (split_path(config, split, config.src_lang), split_path(config, split, config.tgt_lang))
+
+
+def read_training_pairs(config: DataConfig) -> list[tuple[str, str]]:
+    """The training split's pairs; DataError naming both files when no pair has text on both
+    sides (no vocabulary could be built from them)."""
+    pairs = read_split(config, config.train)
+    if not any(source.strip() and target.strip() for source, target in pairs):
+        _no_data(config, config.train, "training", len(pairs), "")
+    return pairs
+
+
+def check_encoded(corpus: EncodedCorpus, config: DataConfig, split: str,
+                  kind: str) -> EncodedCorpus:
+    """`corpus` (the `kind` data: training, validation) when it kept a pair; else DataError
+    naming the files and why nothing was kept (the filter's counts)."""
+    if not corpus.pairs:
+        report = corpus.report
+        advice = f"{report.summary()}; raise data.max_len" if report.too_long else ""
+        _no_data(config, split, kind, report.total, advice)
+    return corpus
+
+
+def _no_data(config: DataConfig, split: str, kind: str, lines: int, why: str) -> NoReturn:
+    source, target = split_paths(config, split)
+    limited = kind == "validation" and lines == config.valid_sentences   # cut by the limit
+    if not why:
+        why = (f"none of their {'first ' if limited else ''}{lines} line pairs has text on "
+               f"both sides" if lines else "both files are empty")
+    raise DataError(f"no {kind} data in {source} and {target}: {why}")
 
 
 @dataclass
@@ -46,18 +82,16 @@ class Vocabularies:
         return all((directory / f"{name}.json").is_file() for name in VOCAB_NAMES)
 
 
-def build_vocabularies(config: DataConfig, pairs: list[tuple[str, str]],
-                       directory: Path) -> Vocabularies:
-    """Train the source and target vocabularies on the training pairs and save them in
-    `directory` (joint: one vocabulary trained on both sides, saved under both names)."""
+def build_vocabularies(config: DataConfig, pairs: list[tuple[str, str]]) -> Vocabularies:
+    """Train the source and target vocabularies on the training pairs, in memory (joint: one
+    vocabulary trained on both sides, saved under both names by `Vocabularies.save`)."""
     sources, targets = [s for s, _ in pairs], [t for _, t in pairs]
-    options = dict(size=config.vocab_size, directory=directory)
     if config.joint_vocab:
-        joint = build_vocab(config.vocab, sources + targets, name=VOCAB_NAMES[0], **options)
-        joint.save(directory, VOCAB_NAMES[1])
+        joint = build_vocab(config.vocab, sources + targets, size=config.vocab_size,
+                            name=VOCAB_NAMES[0])
         return Vocabularies(joint, joint)
-    return Vocabularies(build_vocab(config.vocab, sources, name=VOCAB_NAMES[0], **options),
-                        build_vocab(config.vocab, targets, name=VOCAB_NAMES[1], **options))
+    return Vocabularies(*(build_vocab(config.vocab, texts, size=config.vocab_size, name=name)
+                          for texts, name in zip((sources, targets), VOCAB_NAMES, strict=True)))
 
 
 @dataclass

@@ -16,37 +16,53 @@ from attnlab.train.validation import perplexity, validation_nll
 from attnlab.viz import alignment_figure
 
 from .config import RunConfig
-from .corpus import Vocabularies, build_vocabularies, encode_corpus, read_split
+from .corpus import (
+    VOCAB_FILES,
+    Vocabularies,
+    build_vocabularies,
+    check_encoded,
+    encode_corpus,
+    read_split,
+    read_training_pairs,
+)
 from .translate import greedy_translate
 
 
 class TranslationTask:
     """Reads the data, builds (or reloads) the vocabularies and the model, and scores it.
 
-    Vocabularies are trained once and stored in `run_dir`; a resumed run reloads them.
+    run_dir: the run whose vocabularies to reload (a resumed or trained run), or None to train
+    them on the training data; nothing is written (`save_files` writes them). Empty training or
+    validation data, or none left after the length filter, is a DataError naming the files.
     """
 
-    def __init__(self, config: RunConfig, run_dir: str | Path, *, log=print):
+    run_files = VOCAB_FILES
+
+    def __init__(self, config: RunConfig, run_dir: str | Path | None, *, log=print):
         self.config, self.log = config, log
-        run_dir = Path(run_dir)
         data = config.data
-        train_pairs = read_split(data, data.train)
-        if Vocabularies.exist_in(run_dir):
-            self.vocabs = Vocabularies.load(run_dir)
+        train_pairs = read_training_pairs(data)
+        if run_dir is not None:
+            self.vocabs = Vocabularies.load(Path(run_dir))
         else:
-            run_dir.mkdir(parents=True, exist_ok=True)
-            self.vocabs = build_vocabularies(data, train_pairs, run_dir)
-        self.train_data = encode_corpus(train_pairs, self.vocabs, data.max_len)
+            self.vocabs = build_vocabularies(data, train_pairs)
+        self.train_data = check_encoded(encode_corpus(train_pairs, self.vocabs, data.max_len),
+                                        data, data.train, "training")
         log(f"training data: {self.train_data.report.summary()}")
         valid_pairs = read_split(data, data.valid)[: data.valid_sentences]
         self.valid_sources = [s for s, _ in valid_pairs]
         self.valid_references = [t for _, t in valid_pairs]
-        self.valid_data = encode_corpus(valid_pairs, self.vocabs, None)
+        self.valid_data = check_encoded(encode_corpus(valid_pairs, self.vocabs, None), data,
+                                        data.valid, "validation")
         lengths = [(len(s) + 1, len(t) + 1) for s, t in self.train_data.pairs]
         self.sampler = BucketBatchSampler(lengths, data.batch_size, batch_unit=data.batch_unit,
                                           shuffle=True, seed=data.seed)
         self.model = build_model(config.model, len(self.vocabs.src), len(self.vocabs.tgt),
                                  max_src_len=data.max_len + 1)
+
+    def save_files(self, directory: Path) -> None:
+        """Write the vocabularies into the run directory."""
+        self.vocabs.save(Path(directory))
 
     def make_batch(self, indices: list[int]) -> Batch:
         return collate([self.train_data.pairs[i] for i in indices], indices=indices)
