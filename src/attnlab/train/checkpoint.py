@@ -37,9 +37,15 @@ import attnlab
 from attnlab.errors import CheckpointError, WriteError
 from attnlab.files import atomic_output, describe, writing
 
-MODEL_FILE = "model.safetensors"
-STATE_FILE = "training_state.pt"
-META_FILE = "meta.json"
+from .identity import (
+    META_FILE,
+    MODEL_FILE,
+    STATE_FILE,
+    check_files,
+    check_parameters,
+    check_signature,
+)
+
 FORMAT_VERSION = 2   # 2: meta.json records each file's sha256
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -138,9 +144,9 @@ class RunDir:
         directory = self._require(name)
         meta = _read_meta(directory)
         if signature is not None:
-            _check_signature(directory, meta, type(model).__name__, signature)
-        _check_parameters(directory, meta, model)
-        _check_files(directory, meta)
+            check_signature(directory, meta, type(model).__name__, signature)
+        check_parameters(directory, meta, model)
+        check_files(directory, meta)
         try:
             safetensors.torch.load_model(model, directory / MODEL_FILE, strict=True)
         except Exception as error:  # header, size or truncation problems
@@ -224,88 +230,6 @@ def _saved_step(directory: Path | None):
     with contextlib.suppress(OSError, ValueError, AttributeError):
         return json.loads((directory / META_FILE).read_text(encoding="utf-8")).get("step")
     return None
-
-
-def _check_files(directory: Path, meta: dict) -> None:
-    """Each file is the one meta.json recorded: a damaged file, or one copied in from another
-    checkpoint (another run's training state, say), is refused before anything reads it."""
-    recorded = meta.get("files")
-    if recorded is None:   # written before format 2: nothing to compare with
-        return
-    for name in (MODEL_FILE, STATE_FILE):
-        path, entry = directory / name, recorded.get(name) if isinstance(recorded, dict) else None
-        if entry is None:
-            if path.exists():
-                raise CheckpointError(f"{path} does not belong to checkpoint {directory}: its "
-                                      f"{META_FILE} records no {name} (copied in from another "
-                                      f"run?)")
-            continue
-        if not path.is_file():
-            raise CheckpointError(f"{path} is missing")
-        wanted = entry.get("sha256") if isinstance(entry, dict) else None
-        if _sha256(path) != wanted:
-            raise CheckpointError(f"{path} is not the file checkpoint {directory} saved (step "
-                                  f"{meta.get('step', '?')}): its content differs from what "
-                                  f"{META_FILE} records (damaged, or copied from another run)")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as file:
-            for block in iter(lambda: file.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as error:
-        raise CheckpointError(describe(error, path, "read")) from None
-    return digest.hexdigest()
-
-
-def _check_signature(directory: Path, meta: dict, model_class: str, signature: dict) -> None:
-    saved = {"model_class": meta.get("model_class"), "signature": meta.get("signature")}
-    # The JSON round trip makes tuples lists, as they are in the saved meta.
-    wanted = {"model_class": model_class, "signature": json.loads(json.dumps(signature))}
-    difference = _first_difference(saved, wanted)
-    if difference is not None:
-        key, old, new = difference
-        raise CheckpointError(f"checkpoint {directory} was written for a different model: "
-                              f"{key} is {old!r} there but {new!r} in this config")
-
-
-def _first_difference(old, new, prefix: str = ""):
-    """(dotted key, old value, new value) of the first difference, or None.
-
-    A key the old (saved) side lacks matches a new value of None or False: config keys added in
-    later versions default to "off", so runs written before them still load."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in list(old) + [k for k in new if k not in old]:
-            path = f"{prefix}.{key}" if prefix else str(key)
-            if key not in old and (new[key] is None or new[key] is False):
-                continue
-            if key not in old or key not in new:
-                return path, old.get(key, "<absent>"), new.get(key, "<absent>")
-            found = _first_difference(old[key], new[key], path)
-            if found is not None:
-                return found
-        return None
-    return None if old == new else (prefix, old, new)
-
-
-def _check_parameters(directory: Path, meta: dict, model: nn.Module) -> None:
-    saved = meta.get("parameters", {})
-    if not isinstance(saved, dict):
-        raise CheckpointError(f"{directory / META_FILE} is damaged: 'parameters' is not a table")
-    mine = {key: list(value.shape) for key, value in model.state_dict().items()}
-    for key, shape in mine.items():
-        if key not in saved:
-            raise CheckpointError(f"checkpoint {directory} has no parameter {key!r}, which "
-                                  f"this model has; it was written for another model")
-        if saved[key] != shape:
-            raise CheckpointError(f"checkpoint {directory} has {key!r} of shape {saved[key]} "
-                                  f"but this model's is {shape}")
-    extra = [key for key in saved if key not in mine]
-    if extra:
-        raise CheckpointError(f"checkpoint {directory} has parameter {extra[0]!r}, which this "
-                              f"model lacks; it was written for another model")
 
 
 def _load_state(path: Path) -> dict:
