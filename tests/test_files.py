@@ -31,7 +31,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
 
 
 @pytest.mark.parametrize(("code", "words"), [
-    (errno.ENOSPC, "no space left"), (errno.EROFS, "the file system is read-only"), (errno.EACCES, "permission"),
+    (errno.ENOSPC, "no space left"), (errno.EROFS, "the file system is read-only"),
+    (errno.EACCES, "permission"),
 ])
 def test_os_errors_become_one_sentence(tmp_path, monkeypatch, code, words):
     path = tmp_path / "out.txt"
@@ -64,3 +65,18 @@ def test_writing_names_the_path_and_keeps_other_errors():
     with pytest.raises(KeyError), writing("x.png"):
         raise KeyError("not a file problem")
     assert describe(OSError(errno.EIO, "I/O error"), "y") == "cannot write y: I/O error"
+
+
+def test_links_devices_and_modes(tmp_path):
+    target = tmp_path / "real.txt"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    with atomic_output(link) as file:
+        file.write("new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    assert oct(target.stat().st_mode & 0o777) == oct(0o640)  # the file keeps its mode
+    with atomic_output(os.devnull) as file:  # a device is written in place, never replaced
+        file.write("gone\n")
+    assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)

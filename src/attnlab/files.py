@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,21 +71,40 @@ def check_output_path(path: str | os.PathLike) -> Path:
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike, mode: str = "w",
                   encoding: str | None = "utf-8") -> Iterator[IO]:
-    """A temporary file beside `path`, renamed over it when the block ends without an error
-    (removed otherwise), so `path` is either its old self or complete. Text mode writes "\\n"."""
+    """Write `path` whole or not at all: a temporary file beside it, renamed over it when the
+    block ends without an error (removed otherwise), so `path` is either its old self or
+    complete. Text mode writes "\n". A symbolic link is written through to the file it names,
+    which keeps its permission bits (a new file gets the umask's). A path that exists and is
+    not a regular file (/dev/null, /dev/stdout, a named pipe) is written in place: renaming over
+    it would replace the device itself, and there is no old content to keep."""
     path = check_output_path(path)
-    binary = "b" in mode
+    options = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+    if path.exists() and not path.is_file():
+        with writing(path), open(path, mode, **options) as file:
+            yield file
+        return
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
     with writing(path):
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                                                 dir=path.parent)
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                                 dir=target.parent)
     try:
-        options = {} if binary else {"encoding": encoding, "newline": "\n"}
         with writing(path), open(descriptor, mode, **options) as file:
+            os.fchmod(file.fileno(), _file_mode(target))  # mkstemp's file is private (0600)
             yield file
             file.flush()
             os.fsync(file.fileno())
         with writing(path):
-            os.replace(temporary, path)
+            os.replace(temporary, target)
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+
+
+def _file_mode(path: Path) -> int:
+    """The permission bits of `path`, or those of a new file (0666 less the umask)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

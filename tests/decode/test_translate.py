@@ -93,3 +93,22 @@ def test_model_without_attention_still_labels_words():
     result = translate(model, vocabs, ["ab cde"], SEARCH)[0]
     assert result.attention is None and result.word_attention is None
     assert result.source_words == ["ab", "cde", "</s>"]
+
+
+def test_word_attention_is_merged_only_when_read(setup, monkeypatch):
+    """Plain translation never merges pieces to words; the first read does, once."""
+    import attnlab.translation.labels as labels
+
+    model, vocabs = setup
+    merges = []
+    merge = labels.merge_subwords
+    monkeypatch.setattr(labels, "merge_subwords", lambda *a: merges.append(a) or merge(*a))
+    results = translate(model, vocabs, SENTENCES, SEARCH)
+    assert [r.text for r in results] and merges == []
+    first = results[0]
+    source_words = [0, 0, 0, 1, 1, 1, 2]  # "ab cde" + "</s>": a space ends its word
+    expected = merge(first.attention, source_words, list(range(len(first.tokens))))
+    np.testing.assert_array_equal(first.word_attention, expected)
+    assert first.word_attention is first.word_attention and len(merges) == 1
+    assert vars(results[2])["word_attention"] is not None  # still pending, not merged
+    assert len(merges) == 1

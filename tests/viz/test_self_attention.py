@@ -44,3 +44,21 @@ def test_bad_weights_are_errors(tmp_path):
         plot_self_attention(["a", "b", "c"], np.zeros((2, 3)), tmp_path / "x.png")
     with pytest.raises(ValueError, match=r"within \[0, 1\]"):
         plot_self_attention(["a", "b"], np.array([[0, 0], [2.0, 0]]), tmp_path / "x.png")
+
+
+@pytest.mark.parametrize(("tokens", "shown"), [
+    (["w"] * 1_000, 100),  # past MAX_WORDS words
+    (["a-rather-long-word-of-thirty-c"] * 200, None),  # past MAX_PIXELS wide first
+])
+def test_a_long_sentence_draws_its_first_words_and_says_so(tokens, shown):
+    from attnlab.viz.heatmap import MAX_PIXELS
+    from attnlab.viz.self_attention import MAX_WORDS
+
+    figure = self_attention_figure(tokens, np.tril(np.ones((len(tokens),) * 2), -1) / 10)
+    note = figure.texts[-1].get_text()
+    drawn = int(note.split()[2])
+    assert note == f"the first {drawn} of {len(tokens):,} words"
+    assert drawn == shown if shown else 1 < drawn < MAX_WORDS
+    assert len(figure.texts) == drawn**2 + 1
+    width, height = figure.get_size_inches() * figure.dpi
+    assert width <= MAX_PIXELS and height <= MAX_PIXELS

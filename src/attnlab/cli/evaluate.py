@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .translate import add_decode_arguments, add_run_arguments
+from .translate import add_decode_arguments, add_run_arguments, check_outputs
 
 if TYPE_CHECKING:
     from attnlab.translation.alignment import GoldSet
@@ -78,9 +78,12 @@ def golds(trained: TrainedRun, args: argparse.Namespace, sources: list[str],
 def run(args: argparse.Namespace) -> int:
     from attnlab.eval import DEFAULT_EDGES
     from attnlab.translation.evaluate import evaluate_run, read_pairs
-    from attnlab.translation.figure import buckets_png
     from attnlab.translation.loading import load_run
 
+    outputs = {"--bucket-plot": args.bucket_plot, "--json": args.json,
+               "--hypotheses": args.hypotheses}
+    check_outputs({"--src": args.src, "--ref": args.ref, "--align-gold": args.align_gold},
+                  outputs)  # before the evaluation, which may take minutes
     trained = load_run(args.run, args.checkpoint, args.device)
     sources, references, src_path = read_pairs(trained, args.src, args.ref)
     evaluation = evaluate_run(trained, sources, references, beam=args.beam, alpha=args.alpha,
@@ -89,15 +92,24 @@ def run(args: argparse.Namespace) -> int:
     beam = args.beam or trained.config.decode.beam
     print(f"{trained.directory} ({trained.checkpoint} checkpoint, beam {beam}) on {src_path}")
     print(evaluation.format())
+    write_outputs(args, evaluation)
+    return 0
+
+
+def write_outputs(args: argparse.Namespace, evaluation) -> None:
+    """The files asked for, each written whole or not at all."""
+    from attnlab.files import atomic_output
+    from attnlab.translation.figure import buckets_png
+
     if args.bucket_plot:
-        Path(args.bucket_plot).write_bytes(buckets_png(evaluation.buckets))
+        with atomic_output(args.bucket_plot, "wb") as file:
+            file.write(buckets_png(evaluation.buckets))
         print(f"BLEU-by-length plot: {args.bucket_plot}")
     if args.json:
-        text = json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False)
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+        with atomic_output(args.json) as file:
+            file.write(json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False) + "\n")
         print(f"results: {args.json}")
     if args.hypotheses:
-        Path(args.hypotheses).write_text("".join(h + "\n" for h in evaluation.hypotheses),
-                                         encoding="utf-8")
+        with atomic_output(args.hypotheses) as file:
+            file.writelines(hypothesis + "\n" for hypothesis in evaluation.hypotheses)
         print(f"translations: {args.hypotheses}")
-    return 0

@@ -6,7 +6,7 @@ import argparse
 
 from attnlab.errors import UserError
 
-from .translate import add_run_arguments, positive_int
+from .translate import add_run_arguments, check_outputs, positive_int
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -34,21 +34,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attnlab.translation.figure import plot_record, plot_sentence
+    from attnlab.translation.figure import check_image_path, plot_record, plot_sentence
     from attnlab.translation.loading import load_run
 
     if (args.run is None) == (args.json is None):
         raise UserError("plot needs --run DIR with a sentence, or --json FILE (not both)")
+    if args.run is not None and args.sentence is None:
+        raise UserError("plot --run needs the sentence to translate, e.g. "
+                        "attnlab plot --run DIR \"Zwei Männer spielen Fußball.\"")
+    check_image_path(args.output)  # before any work: the format and the folder
+    check_outputs({"--json": args.json}, {"--output": args.output})
     if args.json is not None:
-        record = plot_record(args.json, args.line, args.output, pieces=args.pieces)
+        record, note = plot_record(args.json, args.line, args.output, pieces=args.pieces)
         print(f"{record.get('source', '')} -> {record.get('translation', '')}")
     else:
-        if args.sentence is None:
-            raise UserError("plot --run needs the sentence to translate, e.g. "
-                            "attnlab plot --run DIR \"Zwei Männer spielen Fußball.\"")
         trained = load_run(args.run, args.checkpoint, args.device)
-        result = plot_sentence(trained, args.sentence, args.output, pieces=args.pieces,
-                               beam=args.beam)
+        result, note = plot_sentence(trained, args.sentence, args.output, pieces=args.pieces,
+                                     beam=args.beam)
         print(f"{args.sentence} -> {result.text}")
     print(f"heatmap: {args.output}")
+    if note:
+        print(f"note: {note}; plot a shorter sentence (or --words rather than --pieces) to read "
+              f"every label")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .translate import add_run_arguments, positive_int
+from .translate import add_run_arguments, check_outputs, positive_int
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from attnlab.translation.loading import load_run
     from attnlab.translation.report import write_run_report
 
+    check_outputs({"--src": args.src, "--ref": args.ref}, {"--output": args.output})
     trained = load_run(args.run, args.checkpoint, args.device)
     sources = references = src_path = None
     if args.src is not None or args.ref is not None:

@@ -1,7 +1,8 @@
 """`attnlab translate --run DIR`: translate stdin or a file line by line, with alignments.
 
 Also holds the options every command that loads a trained run shares (--run, --checkpoint,
---device, --beam, --alpha).
+--device, --beam, --alpha), and `check_outputs`, which every such command calls on its output
+paths before it loads anything.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ import argparse
 import contextlib
 import json
 import os
+import stat
 import sys
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from attnlab.errors import DataError
+from attnlab.errors import DataError, WriteError
 
 
 def positive_int(text: str) -> int:
@@ -52,9 +54,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_run_arguments(parser)
     add_decode_arguments(parser)
     parser.add_argument("--input", metavar="F", help="input file, UTF-8 (default: stdin)")
-    parser.add_argument("--output", metavar="F", help="output file (default: stdout)")
+    parser.add_argument("--output", metavar="F",
+                        help="output file, written whole when the input is done, so a failed "
+                        "or interrupted run leaves the old F (default: stdout, line by line)")
     parser.add_argument("--alignments", metavar="F",
-                        help="also write one alignment line per input line to F")
+                        help="also write one alignment line per input line to F (whole, at "
+                        "the end)")
     parser.add_argument("--format", choices=("pharaoh", "json"), default="pharaoh",
                         help="pharaoh: 0-based 'source-target' links, each target word to its "
                         "most attended source word (characters for a character-level run); "
@@ -75,20 +80,65 @@ def read_lines(stream: BinaryIO, name: str) -> Iterator[str]:
         yield decode_line(raw, name, number)
 
 
-def _open_output(path: str | None, default: TextIO | None) -> TextIO | None:
-    if path is None:
-        return default
+def check_outputs(inputs: Mapping[str, str | int | None],
+                  outputs: Mapping[str, str | None]) -> None:
+    """Refuse, before any work, an output that cannot be written (its folder is missing or is a
+    file, it is a folder: files.check_output_path) or that is one of the `inputs` or another
+    output: the same file by device and inode (a hard or symbolic link too), not by name.
+    Keys name the options ("--output"); an input may be a file descriptor (standard input)."""
+    from attnlab.files import check_output_path
+
+    given = [(option, path) for option, path in outputs.items() if path is not None]
+    for _, path in given:
+        check_output_path(path)
+    for number, (option, path) in enumerate(given):
+        for other, source in inputs.items():
+            if source is not None and _same_file(path, source):
+                where = other if isinstance(source, int) else f"{other} {source}"
+                raise WriteError(f"{option} {path} is the same file as {where}: writing it "
+                                 f"would destroy the input, so write to another file")
+        for other, source in given[:number]:
+            if _same_file(path, source):
+                raise WriteError(f"{option} {path} is the same file as {other} {source}: give "
+                                 f"each output a file of its own")
+
+
+def _regular_file(target: str | int) -> tuple[int, int] | None:
+    """(device, inode) of the regular file a path or descriptor names, else None. Devices
+    and pipes (/dev/null, a terminal) are left out: writing them destroys nothing."""
     try:
-        return open(path, "w", encoding="utf-8", newline="\n")  # the caller closes it
-    except OSError as error:
-        raise DataError(f"cannot write {path}: {error.strerror}") from None
+        status = os.fstat(target) if isinstance(target, int) else os.stat(target)
+    except (OSError, ValueError):
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+
+
+def _same_file(path: str, other: str | int) -> bool:
+    mine, theirs = _regular_file(path), _regular_file(other)
+    if mine is not None or theirs is not None:
+        return mine == theirs
+    # Two outputs that do not exist yet are the same file when they name the same path.
+    return (isinstance(other, str) and not os.path.exists(path)
+            and os.path.realpath(path) == os.path.realpath(other))
+
+
+def _standard_input() -> int | None:
+    """The descriptor standard input reads, when it has one (not under a test's replacement)."""
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnlab.files import atomic_output
     from attnlab.translation.loading import load_run
 
     if args.input is not None and not Path(args.input).is_file():
         raise DataError(f"input file not found: {args.input}")
+    inputs = ({"--input": args.input} if args.input is not None
+              else {"standard input": _standard_input()})
+    check_outputs(inputs, {"--output": args.output, "--alignments": args.alignments})
     trained = load_run(args.run, args.checkpoint, args.device)
     if args.alignments and not trained.has_attention:
         raise DataError("this model has no attention, so it cannot write --alignments")
@@ -96,10 +146,11 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         source = (stack.enter_context(open(args.input, "rb")) if args.input
                   else sys.stdin.buffer)
-        output = _open_output(args.output, sys.stdout)
-        alignments = _open_output(args.alignments, None)
-        for stream in {output, alignments} - {sys.stdout, None}:
-            stack.enter_context(stream)
+        # Files are written whole at the end (an interrupted run leaves the old one); stdout
+        # streams, one flushed line per answer.
+        output = stack.enter_context(atomic_output(args.output)) if args.output else sys.stdout
+        alignments = (stack.enter_context(atomic_output(args.alignments)) if args.alignments
+                      else None)
         try:
             _translate(trained, args, read_lines(source, args.input or "<stdin>"), output,
                        alignments, pool_size=1 if interactive else None)
@@ -126,7 +177,8 @@ def _translate(trained, args, lines: Iterator[str], output: TextIO, alignments: 
     for number, result in enumerate(results, start=1):
         source = pending.popleft()
         output.write(result.text + "\n")
-        output.flush()
+        if output is sys.stdout:
+            output.flush()
         if alignments is None:
             continue
         if args.format == "json":
@@ -134,4 +186,3 @@ def _translate(trained, args, lines: Iterator[str], output: TextIO, alignments: 
             alignments.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
             alignments.write(pharaoh_line(argmax_links(result, trained.character_level)) + "\n")
-        alignments.flush()

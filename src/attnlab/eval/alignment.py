@@ -127,19 +127,33 @@ def alignment_from_attention(
     raise ValueError(f"unknown alignment mode {mode!r}; options: ['argmax', 'threshold']")
 
 
-def _word_indicator(word_of_piece: Sequence[int], pieces: int, side: str) -> np.ndarray:
-    """(pieces, words) 0/1 matrix: entry [p, w] = 1 when piece p belongs to word w."""
-    ids = np.asarray(word_of_piece, dtype=int)
+def _word_index(word_of_piece: Sequence[int], pieces: int, side: str) -> tuple[np.ndarray, int]:
+    """The word index of each piece as an array (pieces,), and the number of words; ValueError
+    unless the indices cover 0..words-1 with no gap."""
+    ids = np.asarray(word_of_piece, dtype=np.int64)
     if ids.shape != (pieces,):
         raise ValueError(f"{side} has {pieces} pieces in weights but {len(ids)} word indices.")
-    words = int(ids.max()) + 1 if pieces else 0
-    if pieces and (ids.min() < 0 or len(np.unique(ids)) != words):
+    if not pieces:
+        return ids, 0
+    words = int(ids.max()) + 1
+    if ids.min() < 0 or not np.bincount(ids, minlength=words).all():
         raise ValueError(
             f"{side} word indices must cover 0..{words - 1} with no gap: {ids.tolist()}"
         )
-    indicator = np.zeros((pieces, words))
-    indicator[np.arange(pieces), ids] = 1.0
-    return indicator
+    return ids, words
+
+
+def _sum_groups(matrix: np.ndarray, ids: np.ndarray, groups: int, axis: int) -> np.ndarray:
+    """Sum the slices of `matrix` along `axis` that share an id in `ids` (every id in
+    0..groups-1 occurs): the size along `axis` becomes `groups`. Index arithmetic only, so the
+    cost is one pass over `matrix`, never a (pieces, words) one-hot matrix."""
+    if groups == 0:
+        return np.zeros(matrix.shape[:axis] + (0,) + matrix.shape[axis + 1 :])
+    order = np.argsort(ids, kind="stable")  # pieces of a word next to each other
+    starts = np.searchsorted(ids[order], np.arange(groups))  # (groups,) first piece of each
+    if not np.array_equal(order, np.arange(len(ids))):  # words out of order: gather first
+        matrix = np.take(matrix, order, axis=axis)
+    return np.add.reduceat(matrix, starts, axis=axis)
 
 
 def merge_subwords(
@@ -151,14 +165,17 @@ def merge_subwords(
     Source pieces of one word: their weights are summed, since the word received that much mass.
     Target pieces of one word: their rows are averaged, so a word's row stays a distribution
     (a row that summed to 1 still sums to 1) whatever the number of pieces.
+    Time and memory are linear in the size of `weights`.
     """
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 2:
         raise ValueError(f"weights must be a (T_tgt, T_src) matrix, got shape {weights.shape}.")
-    source = _word_indicator(src_word_of_piece, weights.shape[1], "source")  # (Ps, Ws)
-    target = _word_indicator(tgt_word_of_piece, weights.shape[0], "target")  # (Pt, Wt)
-    target = target / np.maximum(target.sum(axis=0, keepdims=True), 1.0)  # average, not sum
-    return target.T @ weights @ source  # (Wt, Ws)
+    source, source_words = _word_index(src_word_of_piece, weights.shape[1], "source")
+    target, target_words = _word_index(tgt_word_of_piece, weights.shape[0], "target")
+    by_source_word = _sum_groups(weights, source, source_words, axis=1)  # (Pt, Ws)
+    summed = _sum_groups(by_source_word, target, target_words, axis=0)  # (Wt, Ws)
+    pieces_per_word = np.bincount(target, minlength=target_words)  # (Wt,)
+    return summed / pieces_per_word[:, None]  # average over a target word's pieces
 
 
 def word_ids_from_pieces(pieces: Sequence[str], word_start: str = "\u2581") -> list[int]:

@@ -10,22 +10,27 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
 from attnlab.errors import DataError
 from attnlab.eval import BucketRow
-from attnlab.viz import alignment_figure, bleu_by_length_png, plot_alignment
+from attnlab.files import atomic_output, check_output_path
+from attnlab.viz import (
+    alignment_figure,
+    bleu_by_length_png,
+    heatmap_scale,
+    image_format,
+    matrix_figure,
+    write_figure,
+)
 
 from .alignment import attention_units
 from .labels import LabelledAttention
 from .loading import TrainedRun
 from .records import labelled_from_record, read_record
 from .translate import TranslationResult
-
-IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def heatmap_parts(labelled: LabelledAttention, pieces: bool
@@ -40,13 +45,27 @@ def heatmap_parts(labelled: LabelledAttention, pieces: bool
     return weights, sources, targets
 
 
+def check_image_path(path: str | os.PathLike) -> str:
+    """The image format of `path` ("png", "svg", "pdf"), checked before any work together with
+    its folder: WriteError for a folder that is missing or a file, or a path that is a folder
+    (attnlab.files.check_output_path), DataError for another suffix."""
+    check_output_path(path)
+    try:
+        return image_format(path)
+    except ValueError as error:
+        raise DataError(str(error)) from None
+
+
 def plot_labelled(labelled: LabelledAttention, path: str | os.PathLike, *, pieces: bool = False,
-                  title: str | None = None) -> Path:
-    """The heatmap of one translation to a file (.png, .svg or .pdf)."""
-    if Path(path).suffix.lower() not in IMAGE_SUFFIXES:
-        raise DataError(f"cannot tell the image format of {path}: use .png, .svg or .pdf")
+                  title: str | None = None) -> str | None:
+    """The heatmap of one translation to a file (.png, .svg or .pdf), written whole or not at
+    all. Returns how it was drawn smaller when it is too large for a screen (else None)."""
+    format = check_image_path(path)
     weights, sources, targets = heatmap_parts(labelled, pieces)
-    return plot_alignment(weights, sources, targets, path, title=title)
+    figure = matrix_figure(weights, targets, sources, title=title)
+    with atomic_output(path, "wb") as file:
+        write_figure(figure, file, format)
+    return heatmap_scale(*np.shape(weights)).note
 
 
 def heatmap_png(labelled: LabelledAttention, *, pieces: bool = False,
@@ -59,24 +78,26 @@ def heatmap_png(labelled: LabelledAttention, *, pieces: bool = False,
 
 
 def plot_sentence(run: TrainedRun, sentence: str, path: str | os.PathLike, *,
-                  pieces: bool | None = None, beam: int | None = None) -> TranslationResult:
+                  pieces: bool | None = None, beam: int | None = None
+                  ) -> tuple[TranslationResult, str | None]:
     """Translate `sentence` and draw its heatmap; pieces=None draws characters for a
-    character-level run and words otherwise. Returns the translation."""
+    character-level run and words otherwise. Returns the translation and plot_labelled's note."""
+    check_image_path(path)  # before the translation, which may take long
     result = next(iter(run.translate([sentence], beam=beam)))
-    plot_labelled(result, path, pieces=run.character_level if pieces is None else pieces,
-                  title=f"{sentence}  ->  {result.text}")
-    return result
+    note = plot_labelled(result, path, pieces=run.character_level if pieces is None else pieces,
+                         title=f"{sentence}  ->  {result.text}")
+    return result, note
 
 
 def plot_record(json_path: str | os.PathLike, line: int, path: str | os.PathLike, *,
-                pieces: bool | None = None) -> dict:
+                pieces: bool | None = None) -> tuple[dict, str | None]:
     """Draw the heatmap of record `line` of a JSON alignment file (see records.py);
-    pieces=None follows the record's "characters". Returns the record."""
+    pieces=None follows the record's "characters". Returns the record and plot_labelled's note."""
+    check_image_path(path)
     record = read_record(json_path, line)
     pieces = bool(record.get("characters")) if pieces is None else pieces
     title = f"{record.get('source', '')}  ->  {record.get('translation', '')}"
-    plot_labelled(labelled_from_record(record), path, pieces=pieces, title=title)
-    return record
+    return record, plot_labelled(labelled_from_record(record), path, pieces=pieces, title=title)
 
 
 def sample_heatmaps(run: TrainedRun, sources: list[str], count: int = 3,
@@ -94,7 +115,9 @@ def sample_heatmaps(run: TrainedRun, sources: list[str], count: int = 3,
             png = heatmap_png(result, pieces=run.character_level)
         except DataError:  # nothing to draw
             continue
-        images[f"sample {number}: {source}  ->  {result.text}"] = png
+        caption = f"sample {number}: {source}  ->  {result.text}"
+        note = heatmap_scale(*np.shape(heatmap_parts(result, run.character_level)[0])).note
+        images[caption + (f" ({note})" if note else "")] = png
     return images
 
 

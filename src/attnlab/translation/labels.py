@@ -1,5 +1,8 @@
 """Attention labelled for people and for alignment: pieces grouped into words, and the piece
-attention merged into word attention with `attnlab.eval.merge_subwords`."""
+attention merged into word attention with `attnlab.eval.merge_subwords`.
+
+The merge is done when `word_attention` is first read, not when a sentence is labelled: plain
+translation never reads it, so a very long line costs no more than its piece attention."""
 
 from __future__ import annotations
 
@@ -12,20 +15,53 @@ from attnlab.data.vocab import WORD_START
 from attnlab.eval import merge_subwords
 
 
+@dataclass(frozen=True)
+class WordMerge:
+    """A merge of piece attention into word attention not done yet: the word index of each
+    source piece and of each target piece (see `words`)."""
+
+    source: list[int]
+    target: list[int]
+
+    def __call__(self, attention: np.ndarray) -> np.ndarray:
+        return merge_subwords(attention, self.source, self.target)
+
+
+class _MergedWhenRead:
+    """The `word_attention` field: holds what the constructor was given, an array, None, or a
+    WordMerge, which is done (and kept) the first time the field is read. `vars()` shows the
+    stored value, so a label() result passes its pending merge on unmerged."""
+
+    def __set_name__(self, owner, name: str):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:  # no class-level default: the dataclass field stays required
+            raise AttributeError(self.name)
+        value = instance.__dict__[self.name]
+        if isinstance(value, WordMerge):
+            value = instance.__dict__[self.name] = value(instance.attention)
+        return value
+
+    def __set__(self, instance, value) -> None:
+        instance.__dict__[self.name] = value
+
+
 @dataclass
 class LabelledAttention:
     """source_pieces / target_pieces as the model saw and wrote them ("</s>" included);
     attention (T_tgt pieces, S pieces) numpy, row j = what produced target piece j, or None for a
     model without attention; source_words / target_words their words ("</s>" a word of its
     own, always last when present); word_attention (T_tgt words, S words): source pieces of a
-    word summed, target pieces of a word averaged (rows stay distributions)."""
+    word summed, target pieces of a word averaged (rows stay distributions), merged when first
+    read if a WordMerge was given."""
 
     source_pieces: list[str]
     target_pieces: list[str]
     attention: np.ndarray | None
     source_words: list[str]
     target_words: list[str]
-    word_attention: np.ndarray | None
+    word_attention: np.ndarray | None = _MergedWhenRead()
 
 
 def words(vocab: Vocab, pieces: list[str]) -> tuple[list[str], list[int]]:
@@ -45,12 +81,11 @@ def words(vocab: Vocab, pieces: list[str]) -> tuple[list[str], list[int]]:
 
 def label(source_vocab: Vocab, target_vocab: Vocab, source_pieces: list[str],
           target_pieces: list[str], attention: np.ndarray | None) -> LabelledAttention:
-    """Group both sides into words and merge `attention` (T_tgt pieces, S pieces) to words."""
+    """Group both sides into words; `attention` (T_tgt pieces, S pieces) is merged to words
+    when the result's word_attention is first read."""
     source_words, source_ids = words(source_vocab, source_pieces)
     target_words, target_ids = words(target_vocab, target_pieces)
-    word_attention = None
-    if attention is not None:
-        word_attention = merge_subwords(attention, source_ids, target_ids)
+    word_attention = None if attention is None else WordMerge(source_ids, target_ids)
     return LabelledAttention(source_pieces, target_pieces, attention, source_words,
                              target_words, word_attention)
 

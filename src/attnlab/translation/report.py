@@ -11,8 +11,9 @@ from pathlib import Path
 from attnlab.config import config_to_dict
 from attnlab.data import read_parallel
 from attnlab.errors import DataError
+from attnlab.files import atomic_output, check_output_path
 from attnlab.train.monitor import METRICS_FILE, read_curves
-from attnlab.viz import write_report
+from attnlab.viz import report_html
 
 from .alignment import GoldSet
 from .corpus import split_path
@@ -60,7 +61,9 @@ def write_run_report(run: TrainedRun, path: str | os.PathLike, *,
     """One self-contained HTML page of a run. Without `sources`/`references` it evaluates on
     the run's validation split, and leaves the evaluation out (with a note) when that cannot be
     read. AER is computed on the dates task's gold of the evaluated pairs when there is one
-    (golds.dates_gold), then on each of `golds` (e.g. golds.rwth_gold_for_run(run))."""
+    (golds.dates_gold), then on each of `golds` (e.g. golds.rwth_gold_for_run(run)). `path` is
+    checked before the evaluation and written whole at the end (WriteError otherwise)."""
+    path = check_output_path(path)
     notes = [f"run directory: {run.directory}",
              f"checkpoint: {run.checkpoint} (step {run.meta.get('step', '?')})"]
     first_lines = False
@@ -80,7 +83,9 @@ def write_run_report(run: TrainedRun, path: str | os.PathLike, *,
         notes.append(evaluation.format())
         images[BUCKET_CAPTION] = buckets_png(evaluation.buckets)
         images.update(sample_heatmaps(run, sources, samples, beam))
-    return write_report(path, title=f"attnlab run {run.directory}",
-                        config=config_to_dict(run.config),
-                        curves=read_curves(run.directory / METRICS_FILE), tables=tables,
-                        images=images, notes="\n".join(notes))
+    page = report_html(title=f"attnlab run {run.directory}", config=config_to_dict(run.config),
+                       curves=read_curves(run.directory / METRICS_FILE), tables=tables,
+                       images=images, notes="\n".join(notes))
+    with atomic_output(path) as file:
+        file.write(page)
+    return path

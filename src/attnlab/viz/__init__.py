@@ -8,12 +8,15 @@ from attnlab.viz.buckets import bleu_by_length_figure, bleu_by_length_png
 from attnlab.viz.fonts import find_cjk_family, font_families, missing_glyphs, register_font
 from attnlab.viz.heatmap import (
     alignment_figure,
+    heatmap_scale,
+    image_format,
     matrix_figure,
     plot_alignment,
     plot_weight_matrix,
+    write_figure,
 )
 from attnlab.viz.image_attention import image_attention_figure, upsample_attention
-from attnlab.viz.report import write_report
+from attnlab.viz.report import report_html, write_report
 from attnlab.viz.self_attention import (
     SentenceReading,
     plot_reading,
@@ -29,6 +32,8 @@ __all__ = [
     "bleu_by_length_png",
     "find_cjk_family",
     "font_families",
+    "heatmap_scale",
+    "image_format",
     "image_attention_figure",
     "matrix_figure",
     "missing_glyphs",
@@ -36,7 +41,9 @@ __all__ = [
     "plot_self_attention",
     "plot_weight_matrix",
     "register_font",
+    "report_html",
     "self_attention_figure",
     "upsample_attention",
+    "write_figure",
     "write_report",
 ]

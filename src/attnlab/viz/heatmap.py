@@ -1,26 +1,114 @@
 """Attention heatmaps: the soft alignment of Bahdanau et al. 2015, Fig. 3, and any weight matrix.
 
 Arrays in, files (or pixel arrays) out. Figures are built with matplotlib's object API and the Agg
-canvas, never pyplot, so nothing global changes and no window can open.
+canvas, never pyplot, so nothing global changes and no window can open. A heatmap too large for
+a screen is drawn smaller, never refused: see MAX_PIXELS.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from PIL import Image
 
 from attnlab.viz.fonts import font_families
 
 CELL_INCHES = 0.32  # one weight cell; large enough for a 9-pt label beside it
 DPI = 100
+CELL_PIXELS = CELL_INCHES * DPI
+FONT_SIZE = 9
+# No side of a heatmap's cells is drawn larger than this: past MAX_PIXELS / CELL_PIXELS cells a
+# side (250) the cells shrink, below MIN_LABEL_PIXELS (past 800 cells) the labels go, and past
+# MAX_PIXELS cells neighbouring cells are averaged (heatmap_scale; its note says so). A
+# 10,000-word sentence is a picture a screen can show, not a 320,000-pixel-wide PNG, and the
+# largest figure takes well under 1 GB to draw (see _draw_cells).
+MAX_PIXELS = 8000
+MIN_LABEL_PIXELS = 10
+LABEL_CHARS = 30  # a longer label (or a title past TITLE_CHARS) is cut short with "…"
+TITLE_CHARS = 120
+FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+TILE_PIXELS = 1_000_000  # output pixels drawn by one image (see _draw_cells)
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text`, cut to `limit` characters with "…" at the end when it is longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class AxisScale:
+    """How one side of a heatmap is drawn: `cells` weights along it, `block` neighbours averaged
+    into each drawn cell, each drawn cell `pixels` long."""
+
+    cells: int
+    block: int
+    pixels: float
+
+    @property
+    def labelled(self) -> bool:
+        return self.block == 1 and self.pixels >= MIN_LABEL_PIXELS
+
+    @property
+    def font_size(self) -> float:
+        return min(FONT_SIZE, 0.7 * self.pixels)  # points: a label fits its cell
+
+    def describe(self, name: str) -> str | None:
+        """What changed from full size, or None."""
+        if self.block > 1:
+            return f"{name}: {self.block} averaged into each pixel, no labels"
+        if not self.labelled:
+            return f"{name}: {self.pixels:.1f} pixels each, no labels"
+        if self.pixels < CELL_PIXELS:
+            return f"{name}: {self.pixels:.0f} pixels each, labels in {self.font_size:.0f}-point"
+        return None
+
+
+def axis_scale(cells: int) -> AxisScale:
+    block = max(1, math.ceil(cells / MAX_PIXELS))
+    return AxisScale(cells, block, min(CELL_PIXELS, MAX_PIXELS / math.ceil(cells / block)))
+
+
+@dataclass(frozen=True)
+class HeatmapScale:
+    """How a (rows, cols) heatmap is drawn; `note` says how it differs from full size."""
+
+    rows: AxisScale
+    cols: AxisScale
+
+    @property
+    def note(self) -> str | None:
+        changes = [c for c in (self.rows.describe("rows"), self.cols.describe("columns")) if c]
+        if not changes:
+            return None
+        return (f"the heatmap has {self.rows.cells:,} x {self.cols.cells:,} cells, too many "
+                f"for {MAX_PIXELS:,} pixels a side, so it is drawn smaller ({'; '.join(changes)})")
+
+    def reduce(self, weights: np.ndarray) -> np.ndarray:
+        """weights (R, C) -> the cells drawn: blocks of neighbours averaged where block > 1."""
+        for axis, scale in enumerate((self.rows, self.cols)):
+            if scale.block > 1:
+                starts = np.arange(0, weights.shape[axis], scale.block)
+                sizes = np.diff(np.append(starts, weights.shape[axis]))
+                shape = (-1, 1) if axis == 0 else (1, -1)
+                weights = np.add.reduceat(weights, starts, axis=axis) / sizes.reshape(shape)
+        return weights
+
+
+def heatmap_scale(rows: int, cols: int) -> HeatmapScale:
+    """How matrix_figure draws (rows, cols) cells: full size (CELL_INCHES a cell, labels) up to
+    250 a side, then smaller (see MAX_PIXELS)."""
+    return HeatmapScale(axis_scale(rows), axis_scale(cols))
 
 
 def _check_matrix(weights, rows: Sequence[str], cols: Sequence[str]) -> np.ndarray:
@@ -33,6 +121,33 @@ def _check_matrix(weights, rows: Sequence[str], cols: Sequence[str]) -> np.ndarr
     if weights.size == 0:
         raise ValueError(f"nothing to draw: weights have shape {weights.shape}.")
     return weights
+
+
+def _label_axis(axis, scale: AxisScale, labels: Sequence[str], **options) -> None:
+    """Ticks with `labels` (cut to LABEL_CHARS) when the scale has room, none otherwise."""
+    if not scale.labelled:
+        axis.set_ticks([])
+        return
+    axis.set_ticks(range(scale.cells), [shorten(str(label), LABEL_CHARS) for label in labels],
+                   fontsize=scale.font_size, **options)
+
+
+def _draw_cells(axes, drawn: np.ndarray, row_area: float, **style) -> AxesImage:
+    """imshow `drawn` (R, C) in bands of rows of at most TILE_PIXELS output pixels: matplotlib
+    resamples each image at output size in float64 (~50 bytes a pixel), so one image of a large
+    heatmap would take gigabytes. A band reaches one row into the next, which draws over it,
+    so no seam shows. Returns the first band (for a colour bar)."""
+    rows, cols = drawn.shape
+    per_band = max(1, int(TILE_PIXELS // max(row_area, 1.0)))  # rows of one band
+    images = []
+    for start in range(0, rows, per_band):
+        stop = min(start + per_band + 1, rows)
+        images.append(axes.imshow(drawn[start:stop], extent=(-0.5, cols - 0.5, stop - 0.5,
+                                                             start - 0.5),
+                                  interpolation="nearest", aspect="auto", **style))
+    axes.set_xlim(-0.5, cols - 0.5)
+    axes.set_ylim(rows - 0.5, -0.5)  # row 0 at the top
+    return images[0]
 
 
 def matrix_figure(
@@ -48,24 +163,30 @@ def matrix_figure(
 ) -> Figure:
     """A Figure with one cell per weights[r, c]; column labels on top (rotated), rows on the left.
 
-    weights (R, C). value_range fixes the colour scale (None = the data's min..max).
+    weights (R, C). value_range fixes the colour scale (None = the data's min..max). A side of
+    more than 250 cells is drawn smaller (heatmap_scale says how), so no side passes MAX_PIXELS.
     """
-    labels = [str(label) for label in (*row_labels, *col_labels, title or "")]
     weights = _check_matrix(weights, row_labels, col_labels)
-    rows, cols = weights.shape
-    vmin, vmax = value_range if value_range is not None else (None, None)
-    with matplotlib.rc_context({"font.family": font_families(labels, font_path)}):
-        # The axes fill the figure exactly, so every cell is CELL_INCHES square whatever the
-        # label lengths; labels and title lie outside it and bbox_inches="tight" takes them in.
-        width, height = CELL_INCHES * cols, CELL_INCHES * rows
+    scale = heatmap_scale(*weights.shape)
+    title = shorten(title, TITLE_CHARS) if title else None
+    shown = [*(row_labels if scale.rows.labelled else []),
+             *(col_labels if scale.cols.labelled else []), title or ""]
+    drawn = scale.reduce(weights)  # (R', C')
+    vmin, vmax = value_range if value_range is not None else (weights.min(), weights.max())
+    with matplotlib.rc_context({"font.family": font_families(map(str, shown), font_path)}):
+        # The axes fill the figure exactly, so every cell has its size whatever the label
+        # lengths; labels and title lie outside it and bbox_inches="tight" takes them in.
+        width = scale.cols.pixels * drawn.shape[1] / DPI
+        height = scale.rows.pixels * drawn.shape[0] / DPI
         figure = Figure(figsize=(width, height), dpi=DPI)
         axes = figure.add_axes((0.0, 0.0, 1.0, 1.0))
-        image = axes.imshow(weights, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
-        axes.set_xticks(range(cols), [str(label) for label in col_labels], rotation=90)
-        axes.set_yticks(range(rows), [str(label) for label in row_labels])
+        row_area = scale.rows.pixels * scale.cols.pixels * drawn.shape[1]  # pixels of a row
+        image = _draw_cells(axes, drawn, row_area, cmap=cmap, vmin=vmin, vmax=vmax)
+        _label_axis(axes.xaxis, scale.cols, col_labels, rotation=90)
+        _label_axis(axes.yaxis, scale.rows, row_labels)
         # Source words read along the top, as in Bahdanau et al. (2015) Fig. 3.
         axes.xaxis.tick_top()
-        axes.tick_params(length=0, labelsize=9)
+        axes.tick_params(length=0)
         if title:
             axes.set_title(title, pad=12, fontsize=10)
         if colorbar:
@@ -74,15 +195,28 @@ def matrix_figure(
     return figure
 
 
+def image_format(path: str | os.PathLike) -> str:
+    """"png", "svg" or "pdf", from the suffix of `path`; ValueError for any other."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(f"cannot tell the image format of {path}; use .png, .svg or .pdf")
+    return FORMATS[suffix]
+
+
+def write_figure(figure: Figure, file: BinaryIO, format: str) -> None:
+    """Write figure to an open binary file as "png", "svg" or "pdf", cropped to its contents."""
+    FigureCanvasAgg(figure)  # attach an Agg canvas: the vector formats pick their own backend
+    # The families live in the figure's text objects, so saving outside rc_context is fine.
+    figure.savefig(file, format=format, bbox_inches="tight", pad_inches=0.1)
+
+
 def save_figure(figure: Figure, path: str | os.PathLike) -> Path:
     """Write figure to path; the suffix (.png, .svg, .pdf) picks the format."""
     path = Path(path)
-    if path.suffix.lower() not in {".png", ".svg", ".pdf"}:
-        raise ValueError(f"cannot tell the image format of {path}; use .png, .svg or .pdf")
+    format = image_format(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    FigureCanvasAgg(figure)  # attach an Agg canvas: the vector formats pick their own backend
-    # The families live in the figure's text objects, so saving outside rc_context is fine.
-    figure.savefig(path, bbox_inches="tight", pad_inches=0.1)
+    with open(path, "wb") as file:
+        write_figure(figure, file, format)
     return path
 
 

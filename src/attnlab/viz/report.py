@@ -96,8 +96,7 @@ def _figure(uri: str, caption: str) -> str:
     return f'<figure><img src="{uri}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
 
 
-def write_report(
-    path: str | os.PathLike,
+def report_html(
     *,
     title: str,
     config: Mapping,
@@ -105,8 +104,8 @@ def write_report(
     tables: Mapping[str, Sequence[Sequence[object]]],
     images: Mapping[str, bytes | str | os.PathLike],
     notes: str = "",
-) -> Path:
-    """Write one self-contained HTML report to path; returns the path.
+) -> str:
+    """One self-contained HTML report as text.
 
     config: settings, nested dicts allowed. curves: name -> [(step, value), ...], drawn as PNGs.
     tables: name -> rows, first row the header. images: caption -> PNG/JPEG/SVG bytes or file path.
@@ -125,12 +124,16 @@ def write_report(
     if images:
         parts.append("<h2>Figures</h2>")
         parts.extend(_figure(data_uri(image), caption) for caption, image in images.items())
-    document = (
+    return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
         f"<body>{''.join(parts)}</body></html>\n"
     )
+
+
+def write_report(path: str | os.PathLike, **parts) -> Path:
+    """Write the report_html(**parts) page to path; returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(document, encoding="utf-8")
+    path.write_text(report_html(**parts), encoding="utf-8")
     return path

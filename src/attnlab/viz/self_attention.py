@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
 from attnlab.viz.fonts import font_families
-from attnlab.viz.heatmap import plot_weight_matrix, save_figure
+from attnlab.viz.heatmap import LABEL_CHARS, MAX_PIXELS, plot_weight_matrix, save_figure, shorten
 
 FONT_SIZE = 11
 LINE_INCHES = 0.32
@@ -27,6 +27,10 @@ MARGIN_INCHES = 0.1
 CURRENT_COLOUR = "#d62728"
 MEMORY_RGB = (0.2, 0.45, 1.0)  # light enough that black text on a full box stays legible
 FUTURE_COLOUR = "#bbbbbb"
+# Each line shows the whole sentence, so the figure holds words^2 texts: past MAX_WORDS (or
+# MAX_PIXELS wide) only the first words are drawn, and a last line says so. The weight matrix
+# of plot_reading shows every word (smaller, see heatmap_scale).
+MAX_WORDS = 100
 
 
 def _check(tokens: Sequence[str], weights) -> np.ndarray:
@@ -53,39 +57,59 @@ def _word_widths(tokens: Sequence[str], font: FontProperties, dpi: float) -> lis
     ]
 
 
+def words_shown(widths: Sequence[float], dpi: float) -> int:
+    """How many words, of `widths` inches each, the reading figure draws: the most, up to
+    MAX_WORDS, whose line stays within MAX_PIXELS."""
+    ends = np.cumsum(np.add(widths[:MAX_WORDS], GAP_INCHES)) + 2 * MARGIN_INCHES
+    return max(1, int(np.searchsorted(ends, MAX_PIXELS / dpi, side="right")))
+
+
 def self_attention_figure(
     tokens: Sequence[str], weights, *, font_path: str | os.PathLike | None = None
 ) -> Figure:
     """The LSTMN reading figure for tokens (T,) and weights (T, T), row t over positions < t.
 
-    Entries weights[t, i] with i >= t are ignored: step t attends only to earlier words.
+    Entries weights[t, i] with i >= t are ignored: step t attends only to earlier words. A long
+    sentence is drawn up to its first MAX_WORDS words (see words_shown), the last line saying so.
     """
-    tokens = [str(token) for token in tokens]
     weights = _check(tokens, weights)
+    tokens = [shorten(str(token), LABEL_CHARS) for token in tokens]
     dpi = 100
-    with matplotlib.rc_context({"font.family": font_families(tokens, font_path)}):
+    with matplotlib.rc_context({"font.family": font_families(tokens[:MAX_WORDS], font_path)}):
         font = FontProperties(size=FONT_SIZE)
-        widths = _word_widths(tokens, font, dpi)
-        starts = np.concatenate([[0.0], np.cumsum(np.add(widths, GAP_INCHES))])  # inches
-        size = (starts[-1] + 2 * MARGIN_INCHES, len(tokens) * LINE_INCHES + 2 * MARGIN_INCHES)
+        widths = _word_widths(tokens[:MAX_WORDS], font, dpi)
+        shown = words_shown(widths, dpi)
+        starts = np.concatenate([[0.0], np.cumsum(np.add(widths[:shown], GAP_INCHES))])
+        lines = shown + (shown < len(tokens))  # one more for the note
+        size = (starts[-1] + 2 * MARGIN_INCHES, lines * LINE_INCHES + 2 * MARGIN_INCHES)
         figure = Figure(figsize=(max(size[0], 1.0), max(size[1], 0.5)), dpi=dpi)
-        for t in range(len(tokens)):
-            y = size[1] - MARGIN_INCHES - (t + 0.5) * LINE_INCHES
-            for i, token in enumerate(tokens):
-                style: dict = {"color": "black"}
-                if i == t:
-                    style = {"color": CURRENT_COLOUR, "fontweight": "bold"}
-                elif i > t:
-                    style = {"color": FUTURE_COLOUR}
-                elif weights[t, i] > 0:
-                    # Box colour carries the weight; the word itself stays fully opaque.
-                    box = (*MEMORY_RGB, float(min(weights[t, i], 1.0)))
-                    style["bbox"] = {"facecolor": box, "edgecolor": "none", "pad": 1.5}
-                figure.text(
-                    MARGIN_INCHES + starts[i], y, token, fontproperties=font,
-                    va="center", ha="left", transform=figure.dpi_scale_trans, **style,
-                )
+        top = size[1] - MARGIN_INCHES
+        for t in range(shown):
+            _draw_step(figure, tokens[:shown], weights[t], t, starts, top, font)
+        if shown < len(tokens):
+            figure.text(MARGIN_INCHES, top - (shown + 0.5) * LINE_INCHES,
+                        f"the first {shown} of {len(tokens):,} words", fontproperties=font,
+                        va="center", ha="left", transform=figure.dpi_scale_trans,
+                        color=FUTURE_COLOUR)
     return figure
+
+
+def _draw_step(figure: Figure, tokens: list[str], weights: np.ndarray, t: int,
+               starts: np.ndarray, top: float, font: FontProperties) -> None:
+    """Line t: word t red, earlier words on boxes as opaque as weights[i], later ones grey."""
+    y = top - (t + 0.5) * LINE_INCHES
+    for i, token in enumerate(tokens):
+        style: dict = {"color": "black"}
+        if i == t:
+            style = {"color": CURRENT_COLOUR, "fontweight": "bold"}
+        elif i > t:
+            style = {"color": FUTURE_COLOUR}
+        elif weights[i] > 0:
+            # Box colour carries the weight; the word itself stays fully opaque.
+            box = (*MEMORY_RGB, float(min(weights[i], 1.0)))
+            style["bbox"] = {"facecolor": box, "edgecolor": "none", "pad": 1.5}
+        figure.text(MARGIN_INCHES + starts[i], y, token, fontproperties=font, va="center",
+                    ha="left", transform=figure.dpi_scale_trans, **style)
 
 
 def plot_self_attention(
