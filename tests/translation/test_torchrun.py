@@ -61,11 +61,11 @@ def test_two_ranks_end_with_identical_weights(tmp_path):
         if name in saved:
             assert torch.equal(value, saved[name]), name
     # Trained again without --resume or --overwrite: rank 0 refuses, rank 1 stops with it
-    # (no rank waits forever), and the run is untouched.
+    # (no rank waits forever: torchrun returns), and the run is untouched. Whether rank 1 prints
+    # its own "rank 0 stopped" before torchrun stops it is a race, so it is not asserted.
     before = snapshot(tmp_path / "run")
     again = torchrun(config_path, tmp_path / "run", tmp_path / "again")
     assert again.returncode != 0
     output = again.stdout + again.stderr
     assert f"{tmp_path / 'run'} already holds a trained run with" in output
-    assert "rank 0 stopped: " in output
     assert snapshot(tmp_path / "run") == before
