@@ -134,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
     from attnlab.files import atomic_output
     from attnlab.translation.loading import load_run
 
-    if args.input is not None and not Path(args.input).is_file():
+    if args.input is not None and Path(args.input).is_dir():
+        raise DataError(f"--input {args.input} is a folder, not a file")
+    if args.input is not None and not Path(args.input).exists():
         raise DataError(f"input file not found: {args.input}")
     inputs = ({"--input": args.input} if args.input is not None
               else {"standard input": _standard_input()})
