@@ -5,8 +5,10 @@
     with writing(path):                         # any OSError inside becomes one WriteError sentence
         figure.savefig(path)
 
-Every command that writes uses these, so a full disk, a read-only folder, a folder that is a file
-or a missing folder all read the same way: what happened, to which path, and what to do.
+`check_outputs` refuses, before any work, an output that is one of a command's inputs (the same
+file by inode). Every command that writes uses these, so a full disk, a read-only folder, a
+folder that is a file or a missing folder all read the same way: what happened, to which path,
+and what to do.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -66,6 +68,46 @@ def check_output_path(path: str | os.PathLike) -> Path:
         raise WriteError(f"cannot write {path}: its folder {folder} does not exist; create it "
                          f"first")
     return path
+
+
+def check_outputs(inputs: Mapping[str, str | int | None],
+                  outputs: Mapping[str, str | None]) -> None:
+    """Refuse, before any work, an output that cannot be written (its folder is missing or is a
+    file, it is a folder: files.check_output_path) or that is one of the `inputs` or another
+    output: the same file by device and inode (a hard or symbolic link too), not by name.
+    Keys name the options ("--output"); an input may be a file descriptor (standard input)."""
+    given = [(option, path) for option, path in outputs.items() if path is not None]
+    for _, path in given:
+        check_output_path(path)
+    for number, (option, path) in enumerate(given):
+        for other, source in inputs.items():
+            if source is not None and _same_file(path, source):
+                where = other if isinstance(source, int) else f"{other} {source}"
+                raise WriteError(f"{option} {path} is the same file as {where}: writing it "
+                                 f"would destroy the input, so write to another file")
+        for other, source in given[:number]:
+            if _same_file(path, source):
+                raise WriteError(f"{option} {path} is the same file as {other} {source}: give "
+                                 f"each output a file of its own")
+
+
+def _regular_file(target: str | int) -> tuple[int, int] | None:
+    """(device, inode) of the regular file a path or descriptor names, else None. Devices
+    and pipes (/dev/null, a terminal) are left out: writing them destroys nothing."""
+    try:
+        status = os.fstat(target) if isinstance(target, int) else os.stat(target)
+    except (OSError, ValueError):
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+
+
+def _same_file(path: str, other: str | int) -> bool:
+    mine, theirs = _regular_file(path), _regular_file(other)
+    if mine is not None or theirs is not None:
+        return mine == theirs
+    # Two outputs that do not exist yet are the same file when they name the same path.
+    return (isinstance(other, str) and not os.path.exists(path)
+            and os.path.realpath(path) == os.path.realpath(other))
 
 
 @contextlib.contextmanager

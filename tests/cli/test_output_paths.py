@@ -10,6 +10,8 @@ import pytest
 import attnlab.translation.loading as loading
 from attnlab.cli import main
 
+from .failures import fail_with
+
 OLD = b"old contents\n"
 
 
@@ -57,12 +59,6 @@ def test_bad_output_folders_are_one_sentence_before_any_work(
     path = tmp_path / (where if where == "folder" else f"{where}.{suffix}")
     error = one_line_error(capsys, commands(deen_run, deen_data, option, path)[command])
     assert error == f"attnlab: error: cannot write {path}: {words.format(tmp=tmp_path)}\n"
-
-
-def fail_with(code):
-    def fail(*args, **kwargs):
-        raise OSError(code, os.strerror(code))
-    return fail
 
 
 @pytest.mark.parametrize(("code", "patched", "words"), [

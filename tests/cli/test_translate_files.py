@@ -12,6 +12,8 @@ import pytest
 import attnlab.translation.loading as loading
 from attnlab.cli import main
 
+from .failures import fail_with
+
 INPUT = "5. März 2024\n\n3/5/2024\n"
 
 
@@ -94,12 +96,6 @@ def test_unwritable_output_paths_are_named_before_any_work(make, words, option, 
     path = make(tmp_path)
     error = refused(capsys, "--run", dates_run, "--input", input_file, option, path)
     assert error.startswith(f"attnlab: error: cannot write {path}") and words in error
-
-
-def fail_with(code):
-    def fail(*args, **kwargs):
-        raise OSError(code, os.strerror(code))
-    return fail
 
 
 @pytest.mark.parametrize(("code", "patched", "words"), [

@@ -19,18 +19,12 @@ from attnlab.data import write_dates
 from attnlab.train import RunDir, checkpoint
 from attnlab.train.monitor import Monitor
 
-CONFIG = {
-    "data": {"train": "train", "valid": "val", "test": "test", "src_lang": "src",
-             "tgt_lang": "tgt", "vocab": "char", "joint_vocab": False, "max_len": 60,
-             "batch_size": 16, "valid_sentences": 20},
-    "model": {"encoder": {"embedding_dim": 8, "hidden_dim": 8, "dropout": 0.1},
-              "decoder": {"kind": "bahdanau", "embedding_dim": 8, "hidden_dim": 16,
-                          "dropout": 0.1, "attention": {"score": "additive"}}},
-    "train": {"lr": 0.01, "max_steps": 4, "max_epochs": None, "validate_every": 2,
-              "checkpoint_every": 2, "log_every": 2, "threads": 1,
-              "early_stopping": {"metric": "loss", "mode": "min"}},
-    "decode": {"max_len_ratio": 0.0, "max_len_extra": 12, "batch_size": 8},
-}
+from .test_training import CONFIG as TRAINING
+
+# test_training's tiny model, trained 4 steps with a best/ chosen by the loss.
+CONFIG = {**TRAINING, "train": {**TRAINING["train"], "max_steps": 4, "validate_every": 2,
+                                "checkpoint_every": 2,
+                                "early_stopping": {"metric": "loss", "mode": "min"}}}
 
 
 @pytest.fixture(scope="module")

@@ -50,6 +50,8 @@ class AttentionOutput:
     @classmethod
     def cat(cls, parts: list[AttentionOutput]) -> AttentionOutput:
         """Outputs of consecutive query chunks, each (B, t, ...) -> one (B, sum t, ...)."""
+        if len(parts) == 1:  # one decoder step: nothing to join, no copy on the hot path
+            return parts[0]
         return cls._combine(parts, lambda tensors: torch.cat(tensors, dim=1))
 
     @classmethod

@@ -8,7 +8,9 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .translate import add_decode_arguments, add_run_arguments, check_outputs
+from attnlab.files import check_outputs
+
+from .translate import add_decode_arguments, add_run_arguments
 
 if TYPE_CHECKING:
     from attnlab.translation.alignment import GoldSet

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .translate import add_run_arguments, check_outputs, positive_int
+from attnlab.files import check_outputs
+
+from .translate import add_run_arguments, positive_int
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -1,8 +1,8 @@
 """`attnlab translate --run DIR`: translate stdin or a file line by line, with alignments.
 
 Also holds the options every command that loads a trained run shares (--run, --checkpoint,
---device, --beam, --alpha), and `check_outputs`, which every such command calls on its output
-paths before it loads anything.
+--device, --beam, --alpha). Every such command calls `attnlab.files.check_outputs` on its
+output paths before it loads anything.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import argparse
 import contextlib
 import json
 import os
-import stat
 import sys
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from attnlab.errors import DataError, WriteError
+from attnlab.errors import DataError
+from attnlab.files import check_outputs
 
 
 def positive_int(text: str) -> int:
@@ -78,48 +78,6 @@ def read_lines(stream: BinaryIO, name: str) -> Iterator[str]:
 
     for number, raw in enumerate(stream, start=1):
         yield decode_line(raw, name, number)
-
-
-def check_outputs(inputs: Mapping[str, str | int | None],
-                  outputs: Mapping[str, str | None]) -> None:
-    """Refuse, before any work, an output that cannot be written (its folder is missing or is a
-    file, it is a folder: files.check_output_path) or that is one of the `inputs` or another
-    output: the same file by device and inode (a hard or symbolic link too), not by name.
-    Keys name the options ("--output"); an input may be a file descriptor (standard input)."""
-    from attnlab.files import check_output_path
-
-    given = [(option, path) for option, path in outputs.items() if path is not None]
-    for _, path in given:
-        check_output_path(path)
-    for number, (option, path) in enumerate(given):
-        for other, source in inputs.items():
-            if source is not None and _same_file(path, source):
-                where = other if isinstance(source, int) else f"{other} {source}"
-                raise WriteError(f"{option} {path} is the same file as {where}: writing it "
-                                 f"would destroy the input, so write to another file")
-        for other, source in given[:number]:
-            if _same_file(path, source):
-                raise WriteError(f"{option} {path} is the same file as {other} {source}: give "
-                                 f"each output a file of its own")
-
-
-def _regular_file(target: str | int) -> tuple[int, int] | None:
-    """(device, inode) of the regular file a path or descriptor names, else None. Devices
-    and pipes (/dev/null, a terminal) are left out: writing them destroys nothing."""
-    try:
-        status = os.fstat(target) if isinstance(target, int) else os.stat(target)
-    except (OSError, ValueError):
-        return None
-    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
-
-
-def _same_file(path: str, other: str | int) -> bool:
-    mine, theirs = _regular_file(path), _regular_file(other)
-    if mine is not None or theirs is not None:
-        return mine == theirs
-    # Two outputs that do not exist yet are the same file when they name the same path.
-    return (isinstance(other, str) and not os.path.exists(path)
-            and os.path.realpath(path) == os.path.realpath(other))
 
 
 def _standard_input() -> int | None:

@@ -118,7 +118,7 @@ class RunDir:
         if training_state is not None:
             files[STATE_FILE] = _state_bytes(training_state)
         meta = _meta(model, signature, info or {}, files)
-        previous = _saved_step(self.checkpoint_dir(name))
+        previous = self.saved_step(name)
         try:
             _write_checkpoint(temporary, files, meta)
             _replace(final, temporary, self.path / f"{name}.old")
@@ -128,6 +128,16 @@ class RunDir:
             kept = "" if previous is None else f" (the previous {name}/, step {previous}, is kept)"
             raise WriteError(describe(error, final) + kept) from None
         return final
+
+    def saved_step(self, name: str = "last"):
+        """The step checkpoint `name` was saved at, or None (no such checkpoint, or its
+        meta.json unreadable): for messages, never a reason to fail."""
+        directory = self.checkpoint_dir(name)
+        if directory is None:
+            return None
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            return json.loads((directory / META_FILE).read_text(encoding="utf-8")).get("step")
+        return None
 
     def read_meta(self, name: str = "last") -> dict:
         """meta.json of a checkpoint: signature, step, metrics, parameter shapes."""
@@ -221,15 +231,6 @@ def _write_file(path: Path, data: bytes) -> None:
         file.write(data)
         file.flush()
         os.fsync(file.fileno())
-
-
-def _saved_step(directory: Path | None):
-    """The step of the checkpoint in `directory`, or None (none there, or unreadable)."""
-    if directory is None:
-        return None
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        return json.loads((directory / META_FILE).read_text(encoding="utf-8")).get("step")
-    return None
 
 
 def _load_state(path: Path) -> dict:

@@ -146,11 +146,8 @@ def checkpoints(run_dir: RunDir) -> list[str]:
     for name in CHECKPOINTS:
         directory = run_dir.checkpoint_dir(name)
         if directory is not None:
-            try:
-                step = run_dir.read_meta(name).get("step", "?")
-            except CheckpointError:
-                step = "?"
-            found.append(f"{directory.name}/ (step {step})")
+            step = run_dir.saved_step(name)
+            found.append(f"{directory.name}/ (step {'?' if step is None else step})")
     return found
 
 
