@@ -12,9 +12,9 @@ import sys
 
 from attnlab.errors import UserError
 
-from . import caption, data, demo, evaluate, lm, plot, report, train, translate
+from . import caption, compare, data, demo, evaluate, lm, plot, report, train, translate
 
-COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, report, lm, caption)
+COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, report, lm, caption, compare)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,10 +1,11 @@
-"""`attnlab data {multi30k,dates}`: fetch Multi30k, generate the dates task."""
+"""`attnlab data {multi30k,multi30k-long,dates}`: fetch Multi30k, make its length-stress set,
+generate the dates task."""
 
 from __future__ import annotations
 
 import argparse
 
-from attnlab.data import dates, multi30k
+from attnlab.data import dates, multi30k, multi30k_long
 
 from .caption import add_shapes_parser
 
@@ -30,6 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     fetch.add_argument("--base-url", default=multi30k.DEFAULT_URL, help="download from here")
     fetch.set_defaults(func=run_multi30k)
+    add_long_parser(datasets)
 
     generate = datasets.add_parser(
         "dates",
@@ -48,6 +50,47 @@ def run_multi30k(args: argparse.Namespace) -> int:
     multi30k.fetch_multi30k(args.dest, pair=pair, base_url=args.base_url, from_dir=args.from_dir)
     print(f"Multi30k {'-'.join(pair)} is in {args.dest}")
     return 0
+
+
+def add_long_parser(datasets: argparse._SubParsersAction) -> None:
+    long = datasets.add_parser(
+        "multi30k-long",
+        help="Multi30k with consecutive pairs joined: a sentence-length stress set",
+        description="Join 1..--max-join consecutive pairs of every Multi30k split in --from "
+        "(exact translations still) into long examples, written to --dest under the Multi30k "
+        "file names with meta.json; for Bahdanau et al. 2015 Fig. 2 (BLEU against length).",
+    )
+    long.add_argument("--from", dest="from_dir", metavar="DIR", required=True,
+                      help="the Multi30k folder, e.g. data/multi30k")
+    long.add_argument("--dest", required=True, help="output directory")
+    long.add_argument("--pair", default="de-en",
+                      help=f"source-target languages, from {', '.join(multi30k.LANGUAGES)} "
+                      f"(default: de-en)")
+    long.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    long.add_argument("--max-join", type=int, default=4,
+                      help="most pairs joined into one example (default 4)")
+    long.set_defaults(func=run_multi30k_long)
+
+
+def run_multi30k_long(args: argparse.Namespace) -> int:
+    pair = multi30k.parse_pair(args.pair)
+    stats = multi30k_long.make_long_multi30k(args.from_dir, args.dest, pair=pair,
+                                             seed=args.seed, max_join=args.max_join)
+    for split, split_stats in stats.items():
+        print(long_summary(split, split_stats))
+    print(f"Multi30k {'-'.join(pair)} length-stress set (seed {args.seed}, max join "
+          f"{args.max_join}) is in {args.dest}")
+    return 0
+
+
+def long_summary(split: str, stats: dict) -> str:
+    """'train: 29,000 pairs -> 11,6xx examples, source words median 31, max 1xx, ...'."""
+    line = f"{split}: {stats['pairs']:,} pairs -> {stats['examples']:,} examples"
+    words = stats["source_words"]
+    if not stats["examples"]:
+        return line
+    return (f"{line}, source words median {words['median']:g}, max {words['max']:,}, "
+            f"{words['at_least_40']:,} with >= 40 words")
 
 
 def run_dates(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from .batching import (
 from .corpus import FilterReport, count_words, filter_pairs, read_lines, read_parallel, read_tsv
 from .dates import DateExample, generate_dates, write_dates
 from .multi30k import fetch_multi30k
+from .multi30k_long import make_long_multi30k
 from .vocab import (
     BOS_ID,
     EOS_ID,
@@ -30,5 +31,5 @@ __all__ = [
     "FilterReport", "count_words", "filter_pairs", "read_lines", "read_parallel", "read_tsv",
     "BOS_ID", "EOS_ID", "PAD_ID", "SPECIAL_PIECES", "UNK_ID", "VOCAB_KINDS",
     "SentencePieceVocab", "TokenVocab", "Vocab", "build_vocab", "load_vocab",
-    "DateExample", "generate_dates", "write_dates", "fetch_multi30k",
+    "DateExample", "generate_dates", "write_dates", "fetch_multi30k", "make_long_multi30k",
 ]

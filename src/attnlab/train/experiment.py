@@ -56,18 +56,18 @@ def experiment_config(cls: type[T], path: str | None, run_dir: str | Path,
 
 def run_experiment(task_class: TaskFactory, config, run_dir: str | Path, *,
                    resume: bool = False, overwrite: bool = False, progress: bool = True,
-                   log=print) -> TrainResult:
+                   label: str | None = None, log=print) -> TrainResult:
     """Train the task `task_class` builds (TranslationTask, CaptionTask, LanguageModelTask) with
     `config.train`; vocabularies, config.json and checkpoints go to `run_dir`.
 
     A run directory that holds checkpoints is trained on only with resume (continue from
     `last`) or overwrite (replace the old run). Under torchrun every rank calls this
-    (DistributedDataParallel, rank 0 writes)."""
+    (DistributedDataParallel, rank 0 writes). `label` names the run on its progress bar."""
     context = distributed.setup(config.train.device)
     try:
         trainer = prepare_run(task_class, config, RunDir(run_dir), context, resume=resume,
                               overwrite=overwrite, log=log)
-        return trainer.fit(progress)
+        return trainer.fit(progress, label)
     finally:
         distributed.teardown(context)
 

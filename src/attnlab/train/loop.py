@@ -114,13 +114,14 @@ class Trainer:
             seed_everything(self.config.seed + self.context.rank)
         self.resumed = resume
 
-    def fit(self, progress: bool) -> TrainResult:
-        """Train until a budget, early stopping or a signal ends the run."""
-        self._start(progress)
+    def fit(self, progress: bool, label: str | None = None) -> TrainResult:
+        """Train until a budget, early stopping or a signal ends the run. `label` names the
+        run on its progress bar and log lines (e.g. a suite member)."""
+        self._start(progress, label)
         with StopSignals() as signals:
             return self.run(signals)
 
-    def _start(self, progress: bool) -> None:
+    def _start(self, progress: bool, label: str | None = None) -> None:
         """Wrap for DDP (after loading: DDP broadcasts rank 0's parameters) and open the
         monitor."""
         self.ddp = distributed.wrap_model(self.model, self.context)
@@ -130,7 +131,7 @@ class Trainer:
             self.monitor = Monitor(enabled=self.context.is_main, progress=progress,
                                    total=self._total_steps(), initial=self.progress.step,
                                    tensorboard_dir=tensorboard,
-                                   metrics_path=self.run_dir.file(METRICS_FILE))
+                                   metrics_path=self.run_dir.file(METRICS_FILE), label=label)
         if self.resumed:
             self.monitor.message(f"resumed {self.run_dir.path} at step {self.progress.step}")
         self._clock_start = time.monotonic()
@@ -177,6 +178,7 @@ class Trainer:
             group["lr"] = lr
         self.optimizer.step()
         self.progress.step += 1
+        self.window["steps"] += 1
         self.finite = math.isfinite(float(output.nll_sum))
         self.window["nll"] += float(output.nll_sum)
         self.window["tokens"] += int(output.tokens)
@@ -258,7 +260,7 @@ class Trainer:
             validation = self.task.validate(model)
         model.train()
         with writing_logs(self.run_dir):
-            self.monitor.validation(self.progress.step, validation)
+            self.monitor.validation(self.progress.step, validation, self._elapsed())
         return {name: float(value) for name, value in validation.metrics.items()}
 
     def _track(self, metrics: dict[str, float]) -> bool:
@@ -283,7 +285,8 @@ class Trainer:
             self.context, self.window["nll"], self.window["tokens"], self.window["batch_tokens"])
         seconds = max(time.monotonic() - self.window["start"], 1e-9)
         values = {"loss": nll / max(tokens, 1), "lr": self.window["lr"],
-                  "tokens_per_second": batch_tokens / seconds}
+                  "tokens_per_second": batch_tokens / seconds,
+                  "ms_per_step": 1000 * seconds / max(self.window["steps"], 1)}
         if self.config.clip_norm is not None:
             values["grad_norm"] = float(self.window["grad_norm"])   # the window's largest
         with writing_logs(self.run_dir):
@@ -291,7 +294,7 @@ class Trainer:
         self._reset_window()
 
     def _reset_window(self) -> None:
-        self.window = {"nll": 0.0, "tokens": 0, "batch_tokens": 0,
+        self.window = {"nll": 0.0, "tokens": 0, "batch_tokens": 0, "steps": 0,
                        "grad_norm": torch.zeros((), device=self.context.device),
                        "lr": self.schedule.lr(self.progress.step + 1),
                        "start": time.monotonic()}
@@ -324,7 +327,8 @@ class Trainer:
         """Rank 0 writes; the others wait, so nobody reads a half-written checkpoint."""
         if self.context.is_main:
             p = self.progress
-            info = {"step": p.step, "epoch": p.epoch, "metrics": p.last_metrics}
+            info = {"step": p.step, "epoch": p.epoch, "metrics": p.last_metrics,
+                    "elapsed_seconds": round(p.elapsed_seconds, 3)}
             self.run_dir.save_checkpoint(name, self.model, self.signature,
                                          training_state=training_state, info=info)
         distributed.barrier(self.context)

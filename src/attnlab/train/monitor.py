@@ -26,6 +26,7 @@ from .task import Validation
 logger = logging.getLogger("attnlab.train")
 
 METRICS_FILE = "metrics.jsonl"
+ELAPSED = "elapsed_seconds"   # in a valid record of metrics.jsonl: training time, not a metric
 
 
 class Monitor:
@@ -36,8 +37,10 @@ class Monitor:
     """
 
     def __init__(self, *, enabled: bool, progress: bool, total: int | None, initial: int,
-                 tensorboard_dir=None, metrics_path: Path | None = None):
+                 tensorboard_dir=None, metrics_path: Path | None = None,
+                 label: str | None = None):
         self.enabled = enabled
+        self.label = label
         self.bar = None
         self.writer = None
         self.metrics = None
@@ -49,7 +52,8 @@ class Monitor:
         if progress and sys.stderr.isatty():
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True)
+            self.bar = tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True,
+                            desc=label)
         if tensorboard_dir is not None:
             # Imported here: tensorboard is heavy, and only rank 0 of a run that wants it pays.
             from torch.utils.tensorboard import SummaryWriter
@@ -74,13 +78,18 @@ class Monitor:
         if self.bar is not None:
             self.bar.set_postfix(shown, refresh=False)
         else:
-            logger.info("step %d  %s", step, "  ".join(f"{k} {v}" for k, v in shown.items()))
+            prefix = f"{self.label}: " if self.label else ""
+            logger.info("%sstep %d  %s", prefix, step,
+                        "  ".join(f"{k} {v}" for k, v in shown.items()))
 
-    def validation(self, step: int, validation: Validation) -> None:
-        """Report a validation: metrics as scalars, images, text."""
+    def validation(self, step: int, validation: Validation,
+                   elapsed_seconds: float | None = None) -> None:
+        """Report a validation: metrics as scalars, images, text. `elapsed_seconds` (training
+        time so far) goes to metrics.jsonl only: curves against time read it there."""
         if not self.enabled:
             return
-        self._record("valid", step, validation.metrics)
+        timing = {} if elapsed_seconds is None else {ELAPSED: round(elapsed_seconds, 3)}
+        self._record("valid", step, {**validation.metrics, **timing})
         metrics = "  ".join(f"{name} {value:.4g}" for name, value in validation.metrics.items())
         self.message(f"step {step} validation: {metrics}")
         if self.writer is None:
@@ -140,7 +149,7 @@ def read_curves(path: str | os.PathLike) -> dict[str, list[tuple[float, float]]]
         except (ValueError, KeyError, TypeError):
             continue
         names = ("loss", "lr") if kind == "train" else [k for k in record if k not in
-                                                         ("kind", "step")]
+                                                         ("kind", "step", ELAPSED)]
         for name in names:
             value = record.get(name)
             if isinstance(value, (int, float)) and math.isfinite(value):

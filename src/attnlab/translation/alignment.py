@@ -116,18 +116,20 @@ def _flip(links: frozenset[Link]) -> frozenset[Link]:
 
 @dataclass
 class AlignmentScore:
-    """AER of a run's forced-decoding attention on one gold set."""
+    """AER of one way of aligning (a run's forced-decoding attention, or a statistical
+    aligner: see aligner.py) on one gold set."""
 
     name: str
     aer: float
     pairs: int     # sentence pairs scored
     skipped: int   # pairs left out: the model's units did not match the whitespace words
     unit: str      # "words" or "characters"
+    method: str = "argmax attention of the forced decoding of the reference"
 
     def format(self) -> str:
         skipped = f" ({self.skipped} skipped: unit count mismatch)" if self.skipped else ""
         return (f"AER {self.aer:.4f}  {self.name}: {self.pairs} pairs{skipped}, {self.unit}, "
-                f"argmax attention of the forced decoding of the reference")
+                f"{self.method}")
 
 
 def score_alignments(run: TrainedRun, gold: GoldSet, *, batch_size: int = 64) -> AlignmentScore:

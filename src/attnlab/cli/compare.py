@@ -1,0 +1,73 @@
+"""`attnlab compare SUITE --dir DIR`: train every member of a suite and write one report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+DESCRIPTION = """\
+Reproduce one of the seed's claims: train every member of a SUITE (the same data, vocabulary
+settings, seed and number of updates for each) as an ordinary run directory DIR/<member>,
+score it, and write DIR/report.html (self-contained) and DIR/results.md.
+
+Suites (configs/compare/; or give your own suite YAML file):
+  mechanisms   no attention, Bahdanau, Luong dot/general/concat/location, local-m, local-p
+               (Luong et al. 2015, Table 4, at CPU scale)
+  bottleneck   no attention vs Bahdanau vs Luong general on Multi30k joined into long
+               examples (Bahdanau et al. 2015, Fig. 2); make the data first with
+               attnlab data multi30k-long
+  lstmn        LSTMN vs LSTM language models at equal parameters, equal updates and equal
+               wall time (Cheng et al. 2016)
+  captioning   soft vs hard attention on the shapes data (Xu et al. 2015)
+
+Rerunning the same command skips finished members and resumes an interrupted one from its
+last checkpoint. --only NAME runs one member (spread members over machines or devices, each
+an ordinary training run); --report gathers whatever is finished into the report.
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "compare", help="train a suite of models and compare them in one report",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("suite", metavar="SUITE",
+                        help="a suite name (mechanisms, bottleneck, lstmn, captioning) or a "
+                        "suite YAML file")
+    parser.add_argument("--dir", required=True, metavar="DIR",
+                        help="where the members' run directories and the report go")
+    parser.add_argument("--only", metavar="NAME", help="run this member only")
+    parser.add_argument("--report", action="store_true",
+                        help="train nothing: write the report from the finished members")
+    parser.add_argument("--data", metavar="DIR",
+                        help="the data folder of every member (default: the suite's)")
+    parser.add_argument("--scale", type=float, default=1.0, metavar="X",
+                        help="multiply every member's number of updates, e.g. 4 on a GPU "
+                        "(default 1)")
+    parser.add_argument("--rwth", metavar="DIR",
+                        help="the RWTH German-English gold alignments for AER (default: "
+                        "$ATTNLAB_DATA/rwth-deen-gold when set)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnlab.compare import RunOptions, load_suite, run_suite, write_report
+
+    if args.scale <= 0:
+        raise SystemExit("attnlab compare: --scale must be positive")
+    if args.report and args.only:
+        raise SystemExit("attnlab compare: --report trains nothing; --only trains one member: "
+                         "give one of them")
+    suite = load_suite(args.suite)
+    options = RunOptions(data=args.data, scale=args.scale, rwth=args.rwth,
+                         progress=not args.no_progress)
+    if not args.report:
+        run_suite(suite, args.dir, options, only=args.only)
+        if args.only:
+            print(f"member {args.only} finished; attnlab compare {args.suite} --dir {args.dir} "
+                  f"--report gathers the finished members", file=sys.stderr)
+            return 0
+    written = write_report(suite, args.dir, options)
+    for path in written:
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,14 @@
+"""`attnlab compare`: suites of runs that reproduce the seed's claims, and their report.
+
+    from attnlab.compare import RunOptions, load_suite, run_suite, write_report
+    suite = load_suite("mechanisms")
+    run_suite(suite, "runs/mechanisms", RunOptions(data="data/multi30k"))
+    write_report(suite, "runs/mechanisms", RunOptions())
+"""
+
+from .report import write_report
+from .runner import RunOptions, run_suite
+from .suite import Member, Suite, load_suite, shipped_suites
+
+__all__ = ["Member", "RunOptions", "Suite", "load_suite", "run_suite", "shipped_suites",
+           "write_report"]

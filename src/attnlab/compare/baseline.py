@@ -1,0 +1,70 @@
+"""The statistical aligner beside the attention AER: eflomal on the RWTH sentences plus the
+suite's training data, both directions, symmetrised (attnlab.translation.aligner). Computed
+once per suite directory and kept in DIR/aligner.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from attnlab.errors import UserError
+from attnlab.files import atomic_output
+
+from .papers import tables_for
+from .runner import RunOptions
+from .suite import Suite
+
+CACHE = "aligner.json"
+
+
+def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
+                     records: list[dict]) -> dict | None:
+    """{"label", "aer", "pairs", "papers": {label: AER}} for a German-English translation suite
+    whose members were scored on the RWTH gold; None otherwise. {"label", "aer": None,
+    "reason"} when the aligner cannot run here (eflomal not installed)."""
+    if suite.task != "translation" or not any(
+            a["name"].startswith("RWTH") for r in records for a in r.get("alignments") or []):
+        return None
+    cached = directory / CACHE
+    if cached.is_file():
+        return json.loads(cached.read_text(encoding="utf-8"))
+    result = _run_aligner(directory, records, options)
+    result["papers"] = _paper_aers()
+    if result.get("aer") is not None:
+        with atomic_output(cached) as file:
+            json.dump(result, file, indent=1)
+    return result
+
+
+def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> dict:
+    from attnlab.translation import load_run
+    from attnlab.translation.aligner import aligner_aer
+    from attnlab.translation.corpus import read_split
+    from attnlab.translation.golds import rwth_gold_for_run
+
+    run = load_run(directory / records[0]["name"])
+    gold = rwth_gold_for_run(run, options.rwth)
+    if gold is None:
+        return {"label": "statistical aligner (eflomal)", "aer": None,
+                "reason": "the RWTH gold was not found: give --rwth DIR or set ATTNLAB_DATA"}
+    pairs = read_split(run.config.data, run.config.data.train)
+    try:
+        score = aligner_aer(gold, pairs)
+    except UserError as error:
+        return {"label": "statistical aligner (eflomal)", "aer": None, "reason": str(error)}
+    return {"label": "eflomal, symmetrised (statistical aligner)", "aer": score.aer,
+            "pairs": score.pairs, "name": score.name}
+
+
+def _paper_aers() -> dict[str, float]:
+    """Luong et al. 2015's AER on the same gold (WMT-trained models), when the papers table
+    has them."""
+    references = {}
+    for table in tables_for("luong2015"):
+        if "AER" not in table.columns:
+            continue
+        column = table.columns.index("AER")
+        for name, values in table.rows:
+            if values[column] is not None and ("global" in name or "Berkeley" in name):
+                references[f"Luong et al. 2015: {name} (WMT)"] = values[column]
+    return references

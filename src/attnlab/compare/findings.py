@@ -1,0 +1,94 @@
+"""What the numbers say, in sentences computed from the records (never written by hand): the
+ranking, what attention adds, how each member holds up with length, what each costs."""
+
+from __future__ import annotations
+
+import math
+
+from .suite import Suite
+
+MIN_BUCKET = 10   # sentences: a bucket with fewer says little about a model
+
+
+def findings(suite: Suite, records: list[dict], baseline: dict | None) -> list[str]:
+    if not records:
+        return []
+    lines = {"translation": _translation, "lm": _language_models,
+             "captioning": _captioning}[suite.task](suite, records)
+    lines.append(_cost(records))
+    if baseline and baseline.get("aer") is not None:
+        lines.append(_alignment(records, baseline))
+    elif baseline:
+        lines.append(f"No aligner baseline: {baseline.get('reason')}")
+    return [line for line in lines if line]
+
+
+def _translation(suite: Suite, records: list[dict]) -> list[str]:
+    ranked = sorted(records, key=lambda r: -r["scores"]["bleu"])
+    lines = ["BLEU, best first: " + ", ".join(f"{r['label']} {r['scores']['bleu']:.2f}"
+                                              for r in ranked) + "."]
+    plain = [r for r in records if not r.get("attention_row")]
+    attending = [r for r in records if r.get("attention_row")]
+    if plain and attending:
+        best = max(attending, key=lambda r: r["scores"]["bleu"])
+        gain = best["scores"]["bleu"] - plain[0]["scores"]["bleu"]
+        lines.append(f"Attention adds {gain:+.2f} BLEU: {best['label']} against "
+                     f"{plain[0]['label']}.")
+    lines.extend(_length_line(record) for record in records)
+    return lines
+
+
+def _length_line(record: dict) -> str:
+    """BLEU on the shortest and on the longest bucket with at least MIN_BUCKET sentences."""
+    buckets = [b for b in record.get("buckets", []) if b["count"] >= MIN_BUCKET
+               and b["bleu"] is not None and math.isfinite(b["bleu"])]
+    if len(buckets) < 2:
+        return ""
+    first, last = buckets[0], buckets[-1]
+    change = last["bleu"] - first["bleu"]
+    return (f"{record['label']}: BLEU {first['bleu']:.1f} on {first['label']} words "
+            f"({first['count']} sentences), {last['bleu']:.1f} on {last['label']} words "
+            f"({last['count']}): {change:+.1f}.")
+
+
+def _language_models(suite: Suite, records: list[dict]) -> list[str]:
+    lines = []
+    for record in records:
+        lines.append(f"{record['label']}: test perplexity {record['scores']['perplexity']:.2f} "
+                     f"after {record['updates']:,} updates in {record['minutes']:.1f} minutes "
+                     f"({record.get('parameters', 0):,} parameters).")
+    best = min(records, key=lambda r: r["scores"]["perplexity"])
+    lines.append(f"Lowest perplexity: {best['label']}.")
+    return lines
+
+
+def _captioning(suite: Suite, records: list[dict]) -> list[str]:
+    lines = []
+    for record in records:
+        scores = record["scores"]
+        local = scores.get("localisation")
+        where = f", localisation {local:.1f}%" if local is not None else ""
+        lines.append(f"{record['label']}: BLEU-4 {scores.get('bleu4', float('nan')):.2f}"
+                     f"{where}.")
+    return lines
+
+
+def _cost(records: list[dict]) -> str:
+    timed = [r for r in records if r.get("ms_per_update")]
+    if len(timed) < 2:
+        return ""
+    cheapest = min(timed, key=lambda r: r["ms_per_update"])
+    parts = [f"{r['label']} {r['ms_per_update'] / cheapest['ms_per_update']:.2f}x"
+             for r in timed]
+    return (f"Cost per update relative to the cheapest ({cheapest['label']}, "
+            f"{cheapest['ms_per_update']:.0f} ms): " + ", ".join(parts) + ".")
+
+
+def _alignment(records: list[dict], baseline: dict) -> str:
+    scored = [(r["label"], a["aer"]) for r in records for a in r.get("alignments") or []
+              if a["name"].startswith("RWTH")]
+    if not scored:
+        return ""
+    label, best = min(scored, key=lambda item: item[1])
+    return (f"On the RWTH gold the best attention AER is {best:.3f} ({label}); the statistical "
+            f"aligner reaches {baseline['aer']:.3f} on the same sentences.")

@@ -1,0 +1,122 @@
+"""Scoring one trained member: each task's figures as a plain JSON-able dict (`scores`), plus
+what the report draws (BLEU by length, AER, the example sentence's attention).
+
+translation: BLEU and chrF of beam search on the test split, BLEU by source length, AER of the
+    argmax attention on the RWTH gold (German-English runs, when the gold is found) and on the
+    dates task's gold (dates runs); the example sentence's word-level attention.
+lm: test perplexity (and the best validation perplexity); the example's self-attention.
+captioning: BLEU-1..4 and localisation on the test split (beam from the run's config).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from attnlab.eval import DEFAULT_EDGES
+
+from .suite import Suite
+
+# The row of attention drawn for target word t, per decoder kind, and why (the report says it).
+ATTENTION_ROWS = {
+    "bahdanau": "row t is alpha_t computed from s_{t-1} (the state before y_t is emitted): "
+                "its context c_t feeds s_t and the output layer that emits y_t",
+    "luong": "row t is alpha_t computed from h_t (the state that then emits y_t through "
+             "h~_t = tanh(W_c[c_t; h_t]))",
+    "lstmn": "row t is alpha_t computed from h_t, as in the Luong decoder",
+}
+
+
+def translation_scores(run_dir: Path, suite: Suite, rwth: str | os.PathLike | None
+                       ) -> dict:
+    from attnlab.translation import load_run
+    from attnlab.translation.evaluate import evaluate_run, read_pairs
+    from attnlab.translation.golds import dates_gold, rwth_gold_for_run
+
+    run = load_run(run_dir)
+    options = suite.evaluate
+    sources, references, src_path = read_pairs(run, None, None)
+    limit = options.get("limit")
+    if limit:
+        sources, references = sources[:limit], references[:limit]
+    golds = [gold for gold in (rwth_gold_for_run(run, rwth),
+                               dates_gold(run, src_path, sources, references, first_lines=True))
+             if gold is not None]
+    edges = tuple(options.get("length_edges", DEFAULT_EDGES))
+    evaluation = evaluate_run(run, sources, references, beam=options.get("beam", 5),
+                              edges=edges, golds=golds)
+    summary = evaluation.to_dict()
+    decoder = run.config.model.decoder.kind
+    return {"scores": {"bleu": evaluation.scores.bleu, "chrf": evaluation.scores.chrf},
+            "signature": evaluation.scores.bleu_signature,
+            "buckets": summary["buckets"], "alignments": summary["alignments"],
+            "parameters": _parameters(run.model), "checkpoint": run.checkpoint,
+            "attention_row": ATTENTION_ROWS.get(decoder),
+            "example": _translation_example(run, suite.example or _example_source(sources))}
+
+
+def _example_source(sources: list[str]) -> str:
+    """The first test sentence of 10 to 16 words (else the first): long enough to show an
+    alignment, short enough to read."""
+    for source in sources:
+        if 10 <= len(source.split()) <= 16:
+            return source
+    return sources[0]
+
+
+def _translation_example(run, sentence: str) -> dict | None:
+    if not run.has_attention:
+        return {"source": sentence, "translation": next(iter(run.translate([sentence]))).text,
+                "weights": None}
+    result = next(iter(run.translate([sentence])))
+    return {"source": sentence, "translation": result.text,
+            "source_tokens": result.source_words, "target_tokens": result.target_words,
+            "weights": np.asarray(result.word_attention).round(4).tolist()}
+
+
+def lm_scores(run_dir: Path, suite: Suite) -> dict:
+    from attnlab.lm import read_run
+    from attnlab.lm.evaluate import evaluate_perplexity
+    from attnlab.lm.loading import load_language_model
+
+    result = evaluate_perplexity(run_dir)
+    trained = load_language_model(run_dir, result.checkpoint)
+    example = None
+    if suite.example and trained.config.model.kind == "lstmn":
+        reading = read_run(run_dir, suite.example)
+        example = {"source": suite.example, "tokens": list(reading.tokens),
+                   "weights": np.asarray(reading.weights[-1]).round(4).tolist()}   # last layer
+    return {"scores": {"perplexity": result.perplexity}, "parameters": _parameters(
+        trained.model), "checkpoint": result.checkpoint, "example": example,
+            "details": asdict(result)}
+
+
+def captioning_scores(run_dir: Path, suite: Suite) -> dict:
+    from attnlab.captioning import evaluate_split, load_trained
+
+    trained = load_trained(run_dir)
+    metrics, signature, images = evaluate_split(trained, limit=suite.evaluate.get("limit"))
+    return {"scores": {name: float(value) for name, value in metrics.items()},
+            "signature": signature, "images": images,
+            "parameters": _parameters(trained.model), "checkpoint": "best"}
+
+
+def _parameters(model) -> int:
+    return sum(parameter.numel() for parameter in model.parameters())
+
+
+# The validation metric each task's curve against training minutes shows, and the main score.
+CURVE_METRIC = {"translation": "bleu", "lm": "perplexity", "captioning": "bleu4"}
+MAIN_SCORE = {"translation": "bleu", "lm": "perplexity", "captioning": "bleu4"}
+
+
+def member_scores(task: str, run_dir: Path, suite: Suite,
+                  rwth: str | os.PathLike | None = None) -> dict:
+    if task == "translation":
+        return translation_scores(run_dir, suite, rwth)
+    if task == "lm":
+        return lm_scores(run_dir, suite)
+    return captioning_scores(run_dir, suite)

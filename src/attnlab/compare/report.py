@@ -1,0 +1,196 @@
+"""The suite's report: DIR/report.html (self-contained: figures inline, no scripts, no network)
+and DIR/results.md (the tables, for a README), from the finished members' compare.json."""
+
+from __future__ import annotations
+
+import html
+import platform
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from attnlab.errors import UserError
+from attnlab.files import atomic_output
+from attnlab.viz import comparison
+from attnlab.viz.report import STYLE, data_uri, html_table
+
+from .baseline import aligner_baseline
+from .findings import findings
+from .runner import RunOptions, read_record
+from .suite import Suite
+from .tables import markdown_table, paper_rows, paper_tables, results_rows
+
+CURVE_LABEL = {"translation": "validation BLEU", "lm": "validation perplexity",
+               "captioning": "validation BLEU-4"}
+
+
+def gather(suite: Suite, directory: Path) -> tuple[list[dict], list[str]]:
+    """The finished members' records in suite order, and the names of those not finished."""
+    records, missing = [], []
+    for member in suite.members:
+        record = read_record(directory / member.name)
+        if record is None:
+            missing.append(member.name)
+        else:
+            records.append(record)
+    return records, missing
+
+
+def write_report(suite: Suite, directory, options: RunOptions) -> list[Path]:
+    """Write report.html and results.md into `directory`; returns their paths."""
+    directory = Path(directory)
+    records, missing = gather(suite, directory)
+    if not records:
+        raise UserError(f"no finished member of suite {suite.name!r} in {directory}: run "
+                        f"attnlab compare {suite.name} --dir {directory} first")
+    command = f"attnlab compare {suite.name} --dir {directory}"
+    baseline = aligner_baseline(suite, directory, options, records)
+    page = report_page(suite, records, missing, command, baseline)
+    markdown = results_markdown(suite, records, missing, command, baseline)
+    written = []
+    for name, text in (("report.html", page), ("results.md", markdown)):
+        with atomic_output(directory / name) as file:
+            file.write(text)
+        written.append(directory / name)
+    return written
+
+
+def report_page(suite: Suite, records: list[dict], missing: list[str], command: str,
+                baseline: dict | None) -> str:
+    title = suite.title or f"attnlab compare {suite.name}"
+    parts = [f"<h1>{html.escape(title)}</h1>", _header(suite, records, missing, command)]
+    parts.append("<h2>Findings</h2><ul>" + "".join(
+        f"<li>{html.escape(line)}</li>" for line in findings(suite, records, baseline)) + "</ul>")
+    parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)))
+    parts.append(_papers_html(suite, records))
+    parts.extend(_figures(suite, records, command, baseline))
+    parts.append(_rows_html(records))
+    parts.append(_members_html(records))
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
+            f"<body>{''.join(parts)}</body></html>\n")
+
+
+def _header(suite: Suite, records: list[dict], missing: list[str], command: str) -> str:
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [f"<p><b>Claim.</b> {html.escape(suite.claim)}</p>" if suite.claim else "",
+             f"<p><b>Made by</b> <code>{html.escape(command)}</code> on {when}; "
+             f"{html.escape(platform.processor() or platform.machine())}, "
+             f"torch {html.escape(torch.__version__)}.</p>"]
+    if suite.scale_note:
+        lines.append(f"<p><b>Scale.</b> {html.escape(suite.scale_note)}</p>")
+    if missing:
+        lines.append(f"<p><b>Not finished yet:</b> {html.escape(', '.join(missing))} (rerun "
+                     f"<code>{html.escape(command)}</code> to train them).</p>")
+    return "".join(lines)
+
+
+def _papers_html(suite: Suite, records: list[dict]) -> str:
+    parts = []
+    for table in paper_tables(suite.paper):
+        parts.append(f"<h3>{html.escape(table.citation)}</h3><p>Other data and scale: "
+                     f"{html.escape(table.setting)}. {html.escape(table.note)}</p>")
+        parts.append(html_table(paper_rows(table, records, suite.task)))
+    if not parts:
+        return ""
+    return "<h2>The papers' figures (other data, other scale)</h2>" + "".join(parts)
+
+
+def _figure(png: bytes, caption: str, command: str) -> str:
+    text = html.escape(caption)
+    return (f'<figure><img src="{data_uri(png)}" alt="{text}"><figcaption>{text} '
+            f"Made by <code>{html.escape(command)}</code>.</figcaption></figure>")
+
+
+def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | None
+             ) -> list[str]:
+    parts = ["<h2>Figures</h2>"]
+    if suite.task == "translation":
+        series = {r["label"]: [(b["label"], b["bleu"], b["count"]) for b in r["buckets"]]
+                  for r in records}
+        parts.append(_figure(comparison.length_curves_png(
+            series, title="BLEU by source length (test set, words)"),
+            "BLEU of each member on the test sentences grouped by source length.", command))
+    curves = {r["label"]: r["curve"] for r in records if r.get("curve")}
+    if curves:
+        label = CURVE_LABEL[suite.task]
+        parts.append(_figure(comparison.curves_png(
+            curves, xlabel="training minutes", ylabel=label, title=f"{label} against time"),
+            f"{label} at every validation against the training minutes spent so far.",
+            command))
+    parts.extend(_aer_figures(records, command, baseline))
+    panels = _panels(records)
+    if panels:
+        sentence = next(r["example"]["source"] for r in records if r.get("example"))
+        parts.append(_figure(comparison.heatmap_grid_png(
+            panels, title=f"Attention for the same sentence: {sentence}"),
+            "Word-level attention of each member's translation of the same sentence "
+            "(rows: the output words; columns: the source words).", command))
+    return parts
+
+
+def _aer_figures(records: list[dict], command: str, baseline: dict | None) -> list[str]:
+    from .tables import gold_names
+
+    parts = []
+    for gold in gold_names(records):
+        values = {r["label"]: next((a["aer"] for a in r.get("alignments") or []
+                                    if a["name"] == gold), None) for r in records}
+        references = {}
+        if baseline and gold.startswith("RWTH") and baseline.get("aer") is not None:
+            references[baseline["label"]] = baseline["aer"]
+            references.update(baseline.get("papers", {}))
+        parts.append(_figure(comparison.bars_png(
+            values, ylabel="AER (lower is better)", title=f"AER on {gold}",
+            references=references or None),
+            f"Alignment error rate of each member's argmax attention (forced decoding of the "
+            f"reference) on {gold}; dashed lines: other aligners.", command))
+    return parts
+
+
+def _panels(records: list[dict]):
+    panels = []
+    for record in records:
+        example = record.get("example") or {}
+        if example.get("weights") is None or "target_tokens" not in example:
+            continue
+        panels.append((record["label"], np.asarray(example["weights"], dtype=float),
+                       example["source_tokens"], example["target_tokens"]))
+    return panels
+
+
+def _rows_html(records: list[dict]) -> str:
+    rows = {record["attention_row"] for record in records if record.get("attention_row")}
+    if not rows:
+        return ""
+    items = "".join(f"<li>{html.escape(row)}</li>" for row in sorted(rows))
+    return ("<h2>Which attention row belongs to which output word</h2><p>In every heatmap and "
+            "AER above, the row for output word t is the attention that produced it:</p>"
+            f"<ul>{items}</ul>")
+
+
+def _members_html(records: list[dict]) -> str:
+    rows = [["member", "config", "overrides", "checkpoint scored"]]
+    rows.extend([r["name"], Path(r["config"]).name, " ".join(r["overrides"]),
+                 r.get("checkpoint", "-")] for r in records)
+    return "<h2>Members</h2>" + html_table(rows)
+
+
+def results_markdown(suite: Suite, records: list[dict], missing: list[str], command: str,
+                     baseline: dict | None) -> str:
+    lines = [f"### {suite.title or suite.name}", "", f"`{command}`", ""]
+    if suite.scale_note:
+        lines += [suite.scale_note, ""]
+    lines += [markdown_table(results_rows(suite.task, records)), ""]
+    if baseline and baseline.get("aer") is not None:
+        lines += [f"{baseline['label']}: AER {baseline['aer']:.3f} on the same RWTH sentences.",
+                  ""]
+    for table in paper_tables(suite.paper):
+        lines += [f"{table.citation} ({table.setting}; other data and scale):", "",
+                  markdown_table(paper_rows(table, records, suite.task)), ""]
+    lines += [f"- {line}" for line in findings(suite, records, baseline)]
+    if missing:
+        lines += ["", f"Not finished: {', '.join(missing)}."]
+    return "\n".join(lines) + "\n"

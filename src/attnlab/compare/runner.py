@@ -1,0 +1,182 @@
+"""Running a suite: each member an ordinary run directory `DIR/<member>`, trained, then scored
+into `DIR/<member>/compare.json`.
+
+A member is finished when its compare.json exists; a member with a `last` checkpoint but no
+compare.json was interrupted and is resumed from it (its losses continue); any other member
+starts afresh. Before a member trains, its config is checked against a run already in its
+directory: a different config is refused (it belongs to another experiment), never replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnlab.config import config_to_dict, load_config
+from attnlab.errors import ConfigError, UserError
+from attnlab.files import atomic_output
+
+from .measure import CURVE_METRIC, member_scores
+from .suite import Member, Suite
+from .timing import training_cost
+
+RECORD = "compare.json"
+
+
+@dataclass
+class RunOptions:
+    """data: the data folder for every member (default the suite's); scale: multiply every
+    update budget (e.g. 4 on a GPU); rwth: folder of the RWTH gold alignments."""
+
+    data: str | None = None
+    scale: float = 1.0
+    rwth: str | os.PathLike | None = None
+    progress: bool = True
+
+
+def task_classes(task: str):
+    """(config class, task class) of a suite's task."""
+    if task == "translation":
+        from attnlab.translation import RunConfig, TranslationTask
+        return RunConfig, TranslationTask
+    if task == "lm":
+        from attnlab.lm import LanguageModelTask, LMRunConfig
+        return LMRunConfig, LanguageModelTask
+    from attnlab.captioning import CaptionTask
+    from attnlab.captioning import RunConfig as CaptionRunConfig
+    return CaptionRunConfig, CaptionTask
+
+
+def member_config(suite: Suite, member: Member, options: RunOptions, directory: Path):
+    """The member's experiment config: its YAML, the suite's and its own overrides, the update
+    budget scaled, and for `minutes_of` the other member's training minutes as the budget."""
+    config_cls, _ = task_classes(suite.task)
+    try:
+        config = load_config(member.config, config_cls, suite.overrides_for(member, options.data))
+    except ConfigError as error:
+        raise ConfigError(f"{suite.path} member {member.name}: {error}") from None
+    train = config.train
+    if options.scale != 1.0 and train.max_steps is not None:
+        train.max_steps = max(1, round(train.max_steps * options.scale))
+    if member.minutes_of is not None:
+        source = read_record(directory / member.minutes_of)
+        if source is None:
+            raise UserError(f"member {member.name} trains for as long as {member.minutes_of} "
+                            f"did, which has not finished: run it first")
+        train.max_minutes, train.max_steps, train.max_epochs = source["minutes"], None, None
+    return config
+
+
+def read_record(run_dir: Path) -> dict | None:
+    path = run_dir / RECORD
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None   # a record cut short is no record: the member is scored again
+
+
+def member_state(run_dir: Path) -> str:
+    """'finished', 'interrupted' (a last checkpoint, no record) or 'new'."""
+    from attnlab.train import RunDir
+
+    if read_record(run_dir) is not None:
+        return "finished"
+    return "interrupted" if RunDir(run_dir).has_checkpoint("last") else "new"
+
+
+def check_same_config(run_dir: Path, config) -> None:
+    """Refuse to resume a run trained with another config (an edited suite, another --data)."""
+    from attnlab.train import RunDir
+
+    stored = RunDir(run_dir).read_config()
+    wanted = json.loads(json.dumps(config_to_dict(config)))
+    difference = _first_difference(stored, wanted)
+    if difference is not None:
+        raise UserError(f"{run_dir} holds a run with another config ({difference}); move it "
+                        f"away or use another --dir")
+
+
+def _first_difference(old, new, prefix: str = "") -> str | None:
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            found = _first_difference(old.get(key), new.get(key), f"{prefix}{key}.")
+            if found is not None:
+                return found
+        return None
+    if old != new and not (prefix.startswith("train.max_minutes") and new is not None
+                           and old is not None and abs(old - new) < 1e-6):
+        return f"{prefix[:-1]}: {old!r} there, {new!r} now"
+    return None
+
+
+def run_member(suite: Suite, member: Member, directory: Path, options: RunOptions,
+               label: str, log: Callable[[str], None] = print) -> dict:
+    """Train (or resume) and score one member; returns its record."""
+    from attnlab.train import run_experiment
+
+    run_dir = directory / member.name
+    state = member_state(run_dir)
+    if state == "finished":
+        log(f"{label}: finished, kept ({run_dir / RECORD})")
+        return read_record(run_dir)
+    config = member_config(suite, member, options, directory)
+    if state == "interrupted":
+        check_same_config(run_dir, config)
+    _, task_class = task_classes(suite.task)
+    log(f"{label}: {'resuming' if state == 'interrupted' else 'training'} {run_dir}")
+    result = run_experiment(task_class, config, run_dir, resume=state == "interrupted",
+                            progress=options.progress, label=label, log=log)
+    if result.stopped_by == "interrupted":
+        raise KeyboardInterrupt
+    log(f"{label}: scoring")
+    started = time.monotonic()
+    record = score_member(suite, member, run_dir, options)
+    record["scoring_seconds"] = round(time.monotonic() - started, 1)
+    with atomic_output(run_dir / RECORD) as file:
+        json.dump(record, file, indent=1)
+    return record
+
+
+def score_member(suite: Suite, member: Member, run_dir: Path, options: RunOptions) -> dict:
+    cost = training_cost(run_dir, CURVE_METRIC[suite.task])
+    record = {"name": member.name, "label": member.label, "task": suite.task,
+              "config": str(member.config), "overrides": suite.overrides_for(member,
+                                                                             options.data),
+              "paper_row": member.paper_row, "updates": cost.updates,
+              "minutes": round(cost.minutes, 3), "ms_per_update": cost.ms_per_update,
+              "curve": cost.curve, "threads": os.environ.get("OMP_NUM_THREADS")}
+    record.update(member_scores(suite.task, run_dir, suite, options.rwth))
+    return record
+
+
+def run_suite(suite: Suite, directory: str | os.PathLike, options: RunOptions,
+              only: str | None = None, log: Callable[[str], None] = print) -> list[dict]:
+    """Run every member (or `only` one) in order; the records of those finished."""
+    directory = Path(directory)
+    members = [suite.member(only)] if only else suite.members
+    check_suite(suite, members, directory, options)
+    records = []
+    for number, member in enumerate(members, start=1):
+        label = f"[{number}/{len(members)}] {member.name}"
+        records.append(run_member(suite, member, directory, options, label, log))
+    return records
+
+
+def check_suite(suite: Suite, members: list[Member], directory: Path,
+                options: RunOptions) -> None:
+    """Everything that can be checked before the first member trains: the data folder, and
+    every member's config (a mistake in member 8 should not wait for members 1-7)."""
+    folder = options.data or suite.data
+    if folder is not None and not Path(folder).is_dir():
+        make = f"; make it with: {suite.make_data}" if suite.make_data else ""
+        raise UserError(f"the data folder {folder} of suite {suite.name!r} does not exist"
+                        f"{make} (or give --data DIR)")
+    for member in members:
+        if member.minutes_of is None or read_record(directory / member.minutes_of):
+            member_config(suite, member, options, directory)

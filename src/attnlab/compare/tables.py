@@ -1,0 +1,82 @@
+"""The suite's tables as rows (first row the header): ours per member, and the papers' figures
+beside ours. Shared by report.html and results.md."""
+
+from __future__ import annotations
+
+import math
+
+from .papers import PaperTable, tables_for
+
+# Per task: (column header, record score key, digits).
+SCORE_COLUMNS = {
+    "translation": [("BLEU", "bleu", 2), ("chrF", "chrf", 2)],
+    "lm": [("test perplexity", "perplexity", 2)],
+    "captioning": [("BLEU-1", "bleu1", 2), ("BLEU-4", "bleu4", 2),
+                   ("localisation %", "localisation", 1)],
+}
+
+
+def number(value, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if isinstance(value, int) or digits == 0:
+        return f"{value:,.0f}"
+    return f"{value:,.{digits}f}"
+
+
+def gold_names(records: list[dict]) -> list[str]:
+    """The gold sets any member was scored on, in first-seen order."""
+    names: list[str] = []
+    for record in records:
+        for alignment in record.get("alignments") or []:
+            if alignment["name"] not in names:
+                names.append(alignment["name"])
+    return names
+
+
+def short_gold(name: str) -> str:
+    return "AER RWTH" if name.startswith("RWTH") else "AER dates" if "dates" in name else \
+        f"AER {name}"
+
+
+def results_rows(task: str, records: list[dict]) -> list[list[str]]:
+    columns = SCORE_COLUMNS[task]
+    golds = gold_names(records)
+    header = ["member", *(name for name, _, _ in columns), "updates", "minutes",
+              "ms/update", "parameters", *(short_gold(name) for name in golds)]
+    rows = [header]
+    for record in records:
+        scores = record.get("scores", {})
+        aer = {a["name"]: a["aer"] for a in record.get("alignments") or []}
+        rows.append([record["label"], *(number(scores.get(key), digits)
+                                         for _, key, digits in columns),
+                     number(record.get("updates"), 0), number(record.get("minutes"), 1),
+                     number(record.get("ms_per_update"), 0),
+                     number(record.get("parameters"), 0),
+                     *(number(aer.get(name), 3) for name in golds)])
+    return rows
+
+
+def paper_rows(table: PaperTable, records: list[dict], task: str) -> list[list[str]]:
+    """The paper's table, with our member that matches each row (by `paper_row`) and our
+    main score beside it."""
+    key, digits = SCORE_COLUMNS[task][0][1], SCORE_COLUMNS[task][0][2]
+    ours = {record.get("paper_row"): record for record in records if record.get("paper_row")}
+    header = ["paper row", *table.columns, "our member", f"ours: {SCORE_COLUMNS[task][0][0]}"]
+    rows = [header]
+    for name, values in table.rows:
+        record = ours.get(name)
+        rows.append([name, *(number(value) for value in values),
+                     record["label"] if record else "-",
+                     number(record["scores"].get(key), digits) if record else "-"])
+    return rows
+
+
+def paper_tables(paper: str | None) -> tuple[PaperTable, ...]:
+    return tables_for(paper)
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    lines.extend("| " + " | ".join(str(cell) for cell in row) + " |" for row in rows[1:])
+    return "\n".join(lines)
