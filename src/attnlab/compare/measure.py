@@ -50,12 +50,32 @@ def translation_scores(run_dir: Path, suite: Suite, rwth: str | os.PathLike | No
                               edges=edges, golds=golds)
     summary = evaluation.to_dict()
     decoder = run.config.model.decoder.kind
+    check = _row_check(run, golds[0]) if golds and run.has_attention else None
     return {"scores": {"bleu": evaluation.scores.bleu, "chrf": evaluation.scores.chrf},
             "signature": evaluation.scores.bleu_signature,
             "buckets": summary["buckets"], "alignments": summary["alignments"],
             "parameters": _parameters(run.model), "checkpoint": run.checkpoint,
-            "attention_row": ATTENTION_ROWS.get(decoder),
+            "attention_row": ATTENTION_ROWS.get(decoder), "row_check": check,
             "example": _translation_example(run, suite.example or _example_source(sources))}
+
+
+def _row_check(run, gold) -> dict:
+    """AER with target word t given the links of row t-1, t and t+1 (see row_shift_aers)."""
+    from attnlab.translation.alignment import row_shift_aers
+
+    found = row_shift_aers(run, gold)
+    return {"gold": gold.name, "aer": {str(shift): value for shift, value in found.items()}}
+
+
+def row_check_for(run_dir: Path, rwth: str | os.PathLike | None) -> dict | None:
+    """The row check of a member scored before attnlab made it (None without attention or a
+    gold set)."""
+    from attnlab.translation import load_run
+    from attnlab.translation.golds import rwth_gold_for_run
+
+    run = load_run(run_dir)
+    gold = rwth_gold_for_run(run, rwth) if run.has_attention else None
+    return _row_check(run, gold) if gold is not None else None
 
 
 def _example_source(sources: list[str]) -> str:
@@ -72,9 +92,12 @@ def _translation_example(run, sentence: str) -> dict | None:
         return {"source": sentence, "translation": next(iter(run.translate([sentence]))).text,
                 "weights": None}
     result = next(iter(run.translate([sentence])))
-    return {"source": sentence, "translation": result.text,
-            "source_tokens": result.source_words, "target_tokens": result.target_words,
-            "weights": np.asarray(result.word_attention).round(4).tolist()}
+    if run.character_level:   # one "word" per date: show the characters it reads
+        tokens = (result.source_pieces, result.target_pieces, result.attention)
+    else:
+        tokens = (result.source_words, result.target_words, result.word_attention)
+    return {"source": sentence, "translation": result.text, "source_tokens": tokens[0],
+            "target_tokens": tokens[1], "weights": np.asarray(tokens[2]).round(4).tolist()}
 
 
 def lm_scores(run_dir: Path, suite: Suite) -> dict:

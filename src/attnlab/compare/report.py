@@ -4,6 +4,7 @@ and DIR/results.md (the tables, for a README), from the finished members' compar
 from __future__ import annotations
 
 import html
+import json
 import platform
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,34 +19,50 @@ from attnlab.viz.report import STYLE, data_uri, html_table
 
 from .baseline import aligner_baseline
 from .findings import findings
-from .runner import RunOptions, read_record
+from .measure import row_check_for
+from .runner import RECORD, RunOptions, read_record
 from .suite import Suite
-from .tables import markdown_table, paper_rows, paper_tables, results_rows
+from .tables import (
+    markdown_table,
+    number,
+    paper_rows,
+    paper_tables,
+    results_rows,
+    short_gold,
+)
 
 CURVE_LABEL = {"translation": "validation BLEU", "lm": "validation perplexity",
                "captioning": "validation BLEU-4"}
 
 
-def gather(suite: Suite, directory: Path) -> tuple[list[dict], list[str]]:
-    """The finished members' records in suite order, and the names of those not finished."""
+def gather(suite: Suite, directory: Path, options: RunOptions
+           ) -> tuple[list[dict], list[str]]:
+    """The finished members' records in suite order, and the names of those not finished.
+    A translation member scored before the row check existed gets it now (kept in its
+    compare.json)."""
     records, missing = [], []
     for member in suite.members:
         record = read_record(directory / member.name)
         if record is None:
             missing.append(member.name)
-        else:
-            records.append(record)
+            continue
+        if suite.task == "translation" and record.get("attention_row") \
+                and "row_check" not in record:
+            record["row_check"] = row_check_for(directory / member.name, options.rwth)
+            with atomic_output(directory / member.name / RECORD) as file:
+                json.dump(record, file, indent=1)
+        records.append(record)
     return records, missing
 
 
 def write_report(suite: Suite, directory, options: RunOptions) -> list[Path]:
     """Write report.html and results.md into `directory`; returns their paths."""
     directory = Path(directory)
-    records, missing = gather(suite, directory)
+    records, missing = gather(suite, directory, options)
     if not records:
         raise UserError(f"no finished member of suite {suite.name!r} in {directory}: run "
-                        f"attnlab compare {suite.name} --dir {directory} first")
-    command = f"attnlab compare {suite.name} --dir {directory}"
+                        f"attnlab compare {suite.argument} --dir {directory} first")
+    command = f"attnlab compare {suite.argument} --dir {directory}"
     baseline = aligner_baseline(suite, directory, options, records)
     page = report_page(suite, records, missing, command, baseline)
     markdown = results_markdown(suite, records, missing, command, baseline)
@@ -166,9 +183,19 @@ def _rows_html(records: list[dict]) -> str:
     if not rows:
         return ""
     items = "".join(f"<li>{html.escape(row)}</li>" for row in sorted(rows))
+    checked = [r for r in records if r.get("row_check")]
+    table = ""
+    if checked:
+        header = ["member", "gold", "AER, row t-1", "AER, row t (used)", "AER, row t+1"]
+        body = [[r["label"], short_gold(r["row_check"]["gold"]),
+                 *(number(r["row_check"]["aer"][k], 3) for k in ("-1", "0", "1"))]
+                for r in checked]
+        table = ("<p>The check: AER when output word t takes the links of row t-1, t or t+1 "
+                 "of the forced decoding. If the rows were labelled one step off, a shifted "
+                 "row would align better than row t.</p>" + html_table([header, *body]))
     return ("<h2>Which attention row belongs to which output word</h2><p>In every heatmap and "
             "AER above, the row for output word t is the attention that produced it:</p>"
-            f"<ul>{items}</ul>")
+            f"<ul>{items}</ul>{table}")
 
 
 def _members_html(records: list[dict]) -> str:

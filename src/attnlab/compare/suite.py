@@ -76,6 +76,12 @@ class Suite:
     example: str | None = None      # the sentence whose heatmap every member draws
     scale_note: str = ""
 
+    @property
+    def argument(self) -> str:
+        """How `attnlab compare` names this suite: a shipped one by its name, else its file."""
+        shipped = {folder.resolve() for folder in (SUITE_FOLDER, SHIPPED) if folder.is_dir()}
+        return self.name if self.path.parent.resolve() in shipped else str(self.path)
+
     def member(self, name: str) -> Member:
         for member in self.members:
             if member.name == name:

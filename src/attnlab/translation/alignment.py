@@ -134,6 +134,33 @@ class AlignmentScore:
 
 def score_alignments(run: TrainedRun, gold: GoldSet, *, batch_size: int = 64) -> AlignmentScore:
     """AER of the argmax attention of forced decoding (see the module docstring)."""
+    predicted, kept = _predicted_links(run, gold, batch_size)
+    return AlignmentScore(gold.name, aer(predicted, kept), len(kept), len(gold.sources) - len(kept),
+                          "characters" if run.character_level else "words")
+
+
+def row_shift_aers(run: TrainedRun, gold: GoldSet, shifts=(-1, 0, 1), *,
+                   batch_size: int = 64) -> dict[int, float]:
+    """AER when target unit t takes the links of attention row t + shift: a check that row t
+    is the one that produced unit t. With the rows right, shift 0 gives the lowest AER; an
+    off-by-one in how rows are labelled would make shift -1 or +1 win."""
+    predicted, kept = _predicted_links(run, gold, batch_size)
+    found = {}
+    for shift in shifts:
+        moved = [{(i, t - shift) for i, t in links if 0 <= t - shift <= _last(links)}
+                 for links in predicted]
+        found[shift] = aer(moved, kept)
+    return found
+
+
+def _last(links: set[Link]) -> int:
+    return max((t for _, t in links), default=-1)
+
+
+def _predicted_links(run: TrainedRun, gold: GoldSet, batch_size: int
+                     ) -> tuple[list[set[Link]], list[AlignmentSet]]:
+    """The argmax links of each pair whose units match the gold's words (or characters), and
+    those pairs' gold links."""
     if not run.has_attention:
         raise DataError("this model has no attention, so it gives no alignments to score")
     characters = run.character_level
@@ -151,5 +178,4 @@ def score_alignments(run: TrainedRun, gold: GoldSet, *, batch_size: int = 64) ->
         kept.append(links)
     if not kept:
         raise DataError(f"{gold.name}: no sentence pair could be aligned unit by unit")
-    return AlignmentScore(gold.name, aer(predicted, kept), len(kept), len(gold.sources) - len(kept),
-                          "characters" if characters else "words")
+    return predicted, kept

@@ -1,0 +1,174 @@
+"""`attnlab compare` end to end on a tiny dates suite: every member trained and scored, the
+report and results.md with every section; a suite killed mid-member resumes that member (its
+losses continue from the checkpoint) and does not retrain the finished ones."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from attnlab.cli import main
+from attnlab.data import write_dates
+
+DATES_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "configs",
+                            "dates-bahdanau.yaml")
+TINY = {"model.encoder.embedding_dim": 8, "model.encoder.hidden_dim": 8,
+        "model.decoder.embedding_dim": 8, "model.decoder.hidden_dim": 16,
+        "model.decoder.attention.hidden_dim": 8,
+        "data.batch_size": 16, "data.valid_sentences": 20,
+        "train.max_epochs": None, "train.max_minutes": None, "train.validate_every": 10,
+        "train.checkpoint_every": 5, "train.log_every": 5, "train.tensorboard": False,
+        "train.early_stopping.patience": None, "train.threads": 1, "train.device": "cpu"}
+
+
+def suite_file(tmp_path, data_dir, steps=(20, 20), name="tiny"):
+    suite = {"name": name, "task": "translation", "title": "tiny dates suite",
+             "claim": "attention helps", "data": str(data_dir), "example": "12 March 2019",
+             "set": TINY, "evaluate": {"beam": 2, "limit": 30},
+             "members": [
+                 {"name": "plain", "label": "no attention", "config": DATES_CONFIG,
+                  "set": {"model.decoder.kind": "none", "train.max_steps": steps[0]}},
+                 {"name": "bahdanau", "label": "Bahdanau", "config": DATES_CONFIG,
+                  "set": {"train.max_steps": steps[1]}}]}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(suite, allow_unicode=True))
+    return path
+
+
+@pytest.fixture(scope="module")
+def dates_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("dates")
+    write_dates(directory, size=400, seed=3)
+    return directory
+
+
+def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, capsys):
+    out = tmp_path / "out"
+    assert main(["compare", str(suite_file(tmp_path, dates_dir)), "--dir", str(out),
+                 "--no-progress"]) == 0
+    records = [json.loads((out / name / "compare.json").read_text())
+               for name in ("plain", "bahdanau")]
+    assert [r["updates"] for r in records] == [20, 20]
+    for record in records:
+        assert 0 <= record["scores"]["bleu"] <= 100 and record["ms_per_update"] > 0
+        assert record["curve"] and all(minutes > 0 for minutes, _ in record["curve"])
+        assert sum(bucket["count"] for bucket in record["buckets"]) == 30
+    plain, bahdanau = records
+    assert plain["attention_row"] is None and plain["alignments"] == []
+    assert "s_{t-1}" in bahdanau["attention_row"]
+    assert plain["row_check"] is None and set(bahdanau["row_check"]["aer"]) == {"-1", "0", "1"}
+    assert [a["name"].startswith("dates task gold") for a in bahdanau["alignments"]] == [True]
+    weights = bahdanau["example"]["weights"]
+    assert len(weights) == len(bahdanau["example"]["target_tokens"])
+    assert all(len(row) == len(bahdanau["example"]["source_tokens"]) for row in weights)
+
+    page = (out / "report.html").read_text()
+    for section in ("AER, row t (used)", "Findings", "Results", "Figures", "BLEU of each member",
+                    "against the training minutes", "Alignment error rate", "same sentence",
+                    "Which attention row", "Members"):
+        assert section in page, section
+    assert page.count("data:image/png;base64,") == 4   # length, curves, AER, heatmap grid
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    markdown = (out / "results.md").read_text()
+    assert "| no attention |" in markdown and "| Bahdanau |" in markdown
+    assert "Attention adds" in markdown
+
+
+def test_report_gathers_what_is_finished_and_only_runs_one(tmp_path, dates_dir, capsys):
+    out, suite = tmp_path / "out", str(suite_file(tmp_path, dates_dir, steps=(10, 10)))
+    assert main(["compare", suite, "--dir", str(out), "--only", "bahdanau",
+                 "--no-progress"]) == 0
+    assert not (out / "plain").exists() and (out / "bahdanau" / "compare.json").is_file()
+    assert not (out / "report.html").exists()
+    assert main(["compare", suite, "--dir", str(out), "--report"]) == 0
+    page = (out / "report.html").read_text()
+    assert "Not finished yet:</b> plain" in page and "Bahdanau" in page
+
+
+def test_report_without_finished_members_says_so(tmp_path, dates_dir, capsys):
+    code = main(["compare", str(suite_file(tmp_path, dates_dir)), "--dir",
+                 str(tmp_path / "none"), "--report"])
+    assert code == 2
+    assert "no finished member" in capsys.readouterr().err
+
+
+def attnlab(*args):
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen([sys.executable, "-m", "attnlab", *args, "--no-progress"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def checkpoint_step(run_dir):
+    try:
+        return json.loads((run_dir / "last" / "meta.json").read_text())["step"]
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+def train_steps(run_dir):
+    records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    return [r["step"] for r in records if r["kind"] == "train"]
+
+
+def test_a_killed_suite_resumes_the_member_it_was_training(tmp_path, dates_dir):
+    out, steps = tmp_path / "out", 200
+    suite = str(suite_file(tmp_path, dates_dir, steps=(10, steps)))
+    process = attnlab("compare", suite, "--dir", str(out))
+    second = out / "bahdanau"
+    deadline = time.time() + 240
+    while checkpoint_step(second) < 10 and process.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    if process.poll() is not None:
+        pytest.fail(f"the suite ended before it could be killed: {process.stdout.read()!r}")
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    first_record = (out / "plain" / "compare.json").stat().st_mtime_ns
+    resumed_from = checkpoint_step(second)
+    assert 10 <= resumed_from < steps and not (second / "compare.json").exists()
+
+    rerun = attnlab("compare", suite, "--dir", str(out))
+    output = rerun.communicate(timeout=300)[0].decode()
+    assert rerun.returncode == 0, output
+    assert "plain: finished, kept" in output
+    assert f"at step {resumed_from}" in output
+    assert (out / "plain" / "compare.json").stat().st_mtime_ns == first_record
+    logged = train_steps(second)
+    after = logged[logged.index(resumed_from) + 1:] if resumed_from in logged else logged
+    assert after[0] == resumed_from + 5 and after[-1] == steps   # continues, not restarted
+    assert json.loads((second / "compare.json").read_text())["updates"] == steps
+
+
+def test_a_member_with_another_config_is_refused_not_replaced(tmp_path, dates_dir, capsys):
+    out = tmp_path / "out"
+    suite = suite_file(tmp_path, dates_dir, steps=(10, 10))
+    assert main(["compare", str(suite), "--dir", str(out), "--only", "plain",
+                 "--no-progress"]) == 0
+    (out / "plain" / "compare.json").unlink()        # as if it had been interrupted
+    text = suite.read_text().replace("hidden_dim: 16", "hidden_dim: 24")
+    suite.write_text(text)
+    before = sorted(p.name for p in (out / "plain").iterdir())
+    assert main(["compare", str(suite), "--dir", str(out), "--only", "plain"]) == 2
+    error = capsys.readouterr().err
+    assert "holds a run with another config" in error and "model.decoder.hidden_dim" in error
+    assert sorted(p.name for p in (out / "plain").iterdir()) == before
+
+
+def test_the_row_check_finds_a_row_labelled_one_step_off(monkeypatch):
+    """row_shift_aers: with predicted links equal to gold, row t wins; with every link moved
+    one target word later (an off-by-one labelling), row t+1 wins."""
+    from attnlab.eval import AlignmentSet
+    from attnlab.translation import alignment
+
+    gold_links = [frozenset({(0, 0), (1, 1), (2, 2), (3, 3)}), frozenset({(1, 0), (0, 1)})]
+    kept = [AlignmentSet(links, links) for links in gold_links]
+    for offset, best in ((0, 0), (1, 1)):
+        predicted = [{(i, t + offset) for i, t in links} for links in gold_links]
+        monkeypatch.setattr(alignment, "_predicted_links", lambda *a, p=predicted: (p, kept))
+        found = alignment.row_shift_aers(None, None)
+        assert min(found, key=found.get) == best
+        assert found[best] == 0.0 and all(v > 0 for k, v in found.items() if k != best)

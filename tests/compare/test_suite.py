@@ -1,0 +1,142 @@
+"""Suite files: the shipped ones load and build every member's config; mistakes in a suite get
+one sentence naming the file, the member and the key, before anything trains."""
+
+import json
+
+import pytest
+import yaml
+
+from attnlab.cli import main
+from attnlab.compare import RunOptions, load_suite, shipped_suites
+from attnlab.compare.runner import check_suite, member_config
+from attnlab.compare.timing import training_cost
+from attnlab.errors import ConfigError, UserError
+
+SHIPPED = ("bottleneck", "captioning", "lstmn", "mechanisms")
+
+
+def test_the_four_suites_are_shipped_and_every_member_config_builds(tmp_path):
+    assert set(SHIPPED) <= set(shipped_suites())
+    for name in SHIPPED:
+        suite = load_suite(name)
+        steps = set()
+        for member in suite.members:
+            if member.minutes_of is not None:
+                continue
+            config = member_config(suite, member, RunOptions(data="somewhere"), tmp_path)
+            steps.add(config.train.max_steps)
+            assert config.train.seed == 1
+        assert len(steps) == 1, f"{name}: members differ in updates {steps}"
+
+
+def test_mechanisms_covers_the_papers_mechanisms():
+    suite = load_suite("mechanisms")
+    names = [member.name for member in suite.members]
+    assert names == ["no-attention", "bahdanau", "luong-dot", "luong-general", "luong-concat",
+                     "luong-location", "local-m", "local-p"]
+
+
+def test_scale_multiplies_the_updates_and_minutes_of_takes_the_other_members(tmp_path):
+    suite = load_suite("lstmn")
+    lstmn, _, equal_time = suite.members
+    scaled = member_config(suite, lstmn, RunOptions(scale=4), tmp_path)
+    assert scaled.train.max_steps == 4 * member_config(suite, lstmn, RunOptions(),
+                                                       tmp_path).train.max_steps
+    with pytest.raises(UserError, match="lstmn.*has not finished"):
+        member_config(suite, equal_time, RunOptions(), tmp_path)
+    (tmp_path / "lstmn").mkdir()
+    (tmp_path / "lstmn" / "compare.json").write_text(json.dumps({"minutes": 12.5}))
+    config = member_config(suite, equal_time, RunOptions(), tmp_path)
+    assert (config.train.max_minutes, config.train.max_steps) == (12.5, None)
+
+
+def write_suite(tmp_path, **changes):
+    suite = {"name": "s", "task": "translation",
+             "members": [{"name": "a", "config": "../configs/dates-bahdanau.yaml"}]}
+    suite.update(changes)
+    path = tmp_path / "suite.yaml"
+    path.write_text(yaml.safe_dump(suite))
+    return path
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    """A working directory with configs/dates-bahdanau.yaml one level up from the suite."""
+    from pathlib import Path
+    config = Path(__file__).parents[2] / "configs" / "dates-bahdanau.yaml"
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "dates-bahdanau.yaml").write_text(config.read_text())
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    monkeypatch.chdir(tmp_path)
+    return suites
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"tsak": "lm"}, "unknown key 'tsak'; did you mean 'task'?"),
+    ({"task": "parsing"}, "task must be one of translation, lm, captioning"),
+    ({"members": []}, "members must be a non-empty list"),
+    ({"members": [{"name": "a", "config": "nowhere.yaml"}]}, "member 1 (a): config not found"),
+    ({"members": [{"name": "a", "config": "../configs/dates-bahdanau.yaml", "sett": {}}]},
+     "member 1: unknown key 'sett'; did you mean 'set'?"),
+    ({"members": [{"name": "a", "config": "../configs/dates-bahdanau.yaml"},
+                  {"name": "a", "config": "../configs/dates-bahdanau.yaml"}]},
+     "name 'a' must be a unique plain folder name"),
+    ({"members": [{"name": "a", "config": "../configs/dates-bahdanau.yaml",
+                   "minutes_of": "b"}]}, "minutes_of must name an earlier member"),
+    ({"evaluate": {"beam": 5, "bleam": 3}}, "evaluate: unknown key 'bleam'"),
+])
+def test_suite_mistakes_are_one_sentence(here, changes, message):
+    path = write_suite(here, **changes)
+    with pytest.raises(ConfigError) as error:
+        load_suite(str(path))
+    assert message in str(error.value)
+    assert str(path) in str(error.value)
+
+
+def test_a_bad_override_names_the_suite_and_member_before_training(here, tmp_path):
+    path = write_suite(here, set={"train.lrr": 1})
+    suite = load_suite(str(path))
+    with pytest.raises(ConfigError, match=r"suite.yaml member a: .*train.lrr"):
+        check_suite(suite, suite.members, tmp_path / "out", RunOptions())
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_data_names_the_command_that_makes_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    suite = load_suite("bottleneck")
+    with pytest.raises(UserError, match="data/multi30k-long .* attnlab data multi30k-long"):
+        check_suite(suite, suite.members, tmp_path / "out", RunOptions())
+
+
+def test_unknown_suite_and_member_suggest_the_close_name(capsys):
+    with pytest.raises(ConfigError, match="did you mean 'mechanisms'"):
+        load_suite("mechanism")
+    with pytest.raises(ConfigError, match="did you mean 'local-p'"):
+        load_suite("mechanisms").member("local_p")
+
+
+def test_compare_help_explains_suites_only_and_report(capsys):
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = capsys.readouterr().out
+    for word in ("mechanisms", "bottleneck", "lstmn", "captioning", "--only", "--report",
+                 "--scale", "resumes"):
+        assert word in text
+
+
+def test_training_cost_reads_updates_minutes_and_the_validation_curve(tmp_path):
+    (tmp_path / "last").mkdir()
+    (tmp_path / "last" / "meta.json").write_text(json.dumps({"step": 30,
+                                                             "elapsed_seconds": 90.0}))
+    lines = [{"kind": "train", "step": 10, "loss": 3.0, "ms_per_step": 40.0},
+             {"kind": "train", "step": 20, "loss": 2.0, "ms_per_step": 60.0},
+             {"kind": "train", "step": 30, "loss": 1.0, "ms_per_step": 50.0},
+             {"kind": "valid", "step": 20, "bleu": 5.0, "elapsed_seconds": 60.0},
+             {"kind": "valid", "step": 20, "bleu": 6.0, "elapsed_seconds": 66.0},  # resumed
+             {"kind": "valid", "step": 30, "bleu": 9.0, "elapsed_seconds": 90.0}]
+    (tmp_path / "metrics.jsonl").write_text(
+        "\n".join(json.dumps(line) for line in lines) + "\n{cut sho")
+    cost = training_cost(tmp_path, "bleu")
+    assert (cost.updates, cost.minutes, cost.ms_per_update) == (30, 1.5, 50.0)
+    assert cost.curve == [(1.1, 6.0), (1.5, 9.0)]
