@@ -29,7 +29,7 @@ TINY = {"model.encoder.embedding_dim": 8, "model.encoder.hidden_dim": 8,
 def suite_file(tmp_path, data_dir, steps=(20, 20), name="tiny"):
     suite = {"name": name, "task": "translation", "title": "tiny dates suite",
              "claim": "attention helps", "data": str(data_dir), "example": "12 March 2019",
-             "set": TINY, "evaluate": {"beam": 2, "limit": 30},
+             "set": TINY, "evaluate": {"beam": 2, "limit": 30, "length_edges": [0, 3]},
              "members": [
                  {"name": "plain", "label": "no attention", "config": DATES_CONFIG,
                   "set": {"model.decoder.kind": "none", "train.max_steps": steps[0]}},
@@ -58,6 +58,7 @@ def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, cap
         assert 0 <= record["scores"]["bleu"] <= 100 and record["ms_per_update"] > 0
         assert record["curve"] and all(minutes > 0 for minutes, _ in record["curve"])
         assert sum(bucket["count"] for bucket in record["buckets"]) == 30
+        assert [bucket["label"] for bucket in record["buckets"]] == ["0-2", "3+"]
     plain, bahdanau = records
     assert plain["attention_row"] is None and plain["alignments"] == []
     assert "s_{t-1}" in bahdanau["attention_row"]

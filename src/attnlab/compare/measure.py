@@ -10,6 +10,7 @@ captioning: BLEU-1..4 and localisation on the test split (beam from the run's co
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import asdict
 from pathlib import Path
@@ -44,8 +45,10 @@ def translation_scores(run_dir: Path, suite: Suite, rwth: str | os.PathLike | No
         sources, references = sources[:limit], references[:limit]
     golds = [gold for gold in (rwth_gold_for_run(run, rwth),
                                dates_gold(run, src_path, sources, references, first_lines=True))
-             if gold is not None]
-    edges = tuple(options.get("length_edges", DEFAULT_EDGES))
+             if gold is not None and run.has_attention]   # no attention, no alignments
+    edges = tuple(float(edge) for edge in options.get("length_edges", DEFAULT_EDGES))
+    if edges[-1] != math.inf:
+        edges += (math.inf,)   # the last bucket is open: "50+"
     evaluation = evaluate_run(run, sources, references, beam=options.get("beam", 5),
                               edges=edges, golds=golds)
     summary = evaluation.to_dict()

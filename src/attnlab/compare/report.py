@@ -46,6 +46,7 @@ def gather(suite: Suite, directory: Path, options: RunOptions
         if record is None:
             missing.append(member.name)
             continue
+        record["paper_row"] = member.paper_row   # the suite's current mapping, not the old
         if suite.task == "translation" and record.get("attention_row") \
                 and "row_check" not in record:
             record["row_check"] = row_check_for(directory / member.name, options.rwth)
