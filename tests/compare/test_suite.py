@@ -12,7 +12,7 @@ from attnlab.compare.runner import check_suite, member_config
 from attnlab.compare.timing import training_cost
 from attnlab.errors import ConfigError, UserError
 
-SHIPPED = ("bottleneck", "captioning", "lstmn", "mechanisms")
+SHIPPED = ("bottleneck", "captioning", "dates", "lstmn", "mechanisms")
 
 
 def test_the_four_suites_are_shipped_and_every_member_config_builds(tmp_path):

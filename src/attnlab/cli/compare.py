@@ -19,6 +19,8 @@ Suites (configs/compare/; or give your own suite YAML file):
   lstmn        LSTMN vs LSTM language models at equal parameters, equal updates and equal
                wall time (Cheng et al. 2016)
   captioning   soft vs hard attention on the shapes data (Xu et al. 2015)
+  dates        every mechanism on the dates task, whose gold alignments are known: are
+               attention weights alignments?
 
 Rerunning the same command skips finished members and resumes an interrupted one from its
 last checkpoint. --only NAME runs one member (spread members over machines or devices, each
@@ -31,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "compare", help="train a suite of models and compare them in one report",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", metavar="SUITE",
-                        help="a suite name (mechanisms, bottleneck, lstmn, captioning) or a "
+                        help="a suite name (mechanisms, bottleneck, lstmn, captioning, dates) or a "
                         "suite YAML file")
     parser.add_argument("--dir", required=True, metavar="DIR",
                         help="where the members' run directories and the report go")

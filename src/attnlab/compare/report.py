@@ -139,6 +139,12 @@ def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | N
             f"{label} at every validation against the training minutes spent so far.",
             command))
     parts.extend(_aer_figures(records, command, baseline))
+    examples = [[r["label"], r["example"].get("translation", "")] for r in records
+                if r.get("example") and "translation" in r["example"]]
+    if examples:
+        source = next(r["example"]["source"] for r in records if r.get("example"))
+        parts.append(f"<h3>One sentence, every member</h3><p>{html.escape(source)}</p>"
+                     + html_table([["member", "translation (beam search)"], *examples]))
     panels = _panels(records)
     if panels:
         sentence = next(r["example"]["source"] for r in records if r.get("example"))
