@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # One torch thread per test worker: two threads fighting for two cores are 10-100x slower.
 TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: test demo lint install fonts clean
+.PHONY: test demo lint install fonts browser clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(TEST_ENV) $(PY) -m pytest -n 2 -q
 
 demo: $(STAMP)
@@ -26,6 +26,19 @@ demo: $(STAMP)
 # Optional: a CJK font so heatmap labels in Chinese render (Debian; needs root).
 fonts:
 	apt-get install -y fonts-noto-cjk || (apt-get update && apt-get install -y fonts-noto-cjk)
+
+# Chromium for the explorer's browser tests (tests/serve/test_browser.py drives it with
+# Playwright; `playwright install` would download a browser, this uses Debian's). Needs root;
+# never fails: without chromium those tests skip, saying why.
+browser:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get install -y chromium || (apt-get update && apt-get install -y chromium) || \
+	      echo "make browser: chromium could not be installed; the browser tests will skip"; \
+	  else \
+	    echo "make browser: no chromium (as root: apt-get install chromium); the browser tests will skip"; \
+	  fi; \
+	fi
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks

@@ -9,7 +9,7 @@ import torch
 from attnlab.data import EOS_ID, collate
 from attnlab.decode import beam_search, greedy_search
 from attnlab.eval import merge_subwords
-from attnlab.translation import DecodeConfig, iter_translate, translate
+from attnlab.translation import DecodeConfig, iter_translate, translate, translate_n_best
 
 from .models import tiny, vocabularies
 
@@ -112,3 +112,30 @@ def test_word_attention_is_merged_only_when_read(setup, monkeypatch):
     assert first.word_attention is first.word_attention and len(merges) == 1
     assert vars(results[2])["word_attention"] is not None  # still pending, not merged
     assert len(merges) == 1
+
+
+def test_n_best_starts_with_the_one_best_and_is_sorted(setup):
+    model, vocabs = setup
+    search = replace(SEARCH, beam=4)
+    best = translate(model, vocabs, SENTENCES, search)
+    lists = translate_n_best(model, vocabs, SENTENCES, replace(search, batch_size=3), n_best=3)
+    assert len(lists) == len(SENTENCES)
+    for sentence, one, hypotheses in zip(SENTENCES, best, lists, strict=True):
+        if not sentence.strip():
+            assert [h.text for h in hypotheses] == [""]
+            continue
+        assert len(hypotheses) == 3
+        assert hypotheses[0].tokens == one.tokens and hypotheses[0].text == one.text
+        assert hypotheses[0].score == pytest.approx(one.score, abs=1e-9)
+        scores = [h.score for h in hypotheses]
+        assert scores == sorted(scores, reverse=True)
+        assert len({tuple(h.tokens) for h in hypotheses}) == 3  # distinct hypotheses
+        for h in hypotheses:
+            assert h.attention.shape == (len(h.tokens), len(h.source_pieces))
+
+
+@pytest.mark.parametrize("n_best", [0, 5])
+def test_n_best_must_fit_in_the_beam(setup, n_best):
+    model, vocabs = setup
+    with pytest.raises(ValueError, match="n_best must be between 1 and the beam size 4"):
+        translate_n_best(model, vocabs, ["ab"], replace(SEARCH, beam=4), n_best=n_best)

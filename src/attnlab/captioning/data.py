@@ -115,12 +115,18 @@ def load_image(path: str | Path, size: int,
         if isinstance(error, DataError):
             raise
         raise DataError(f"cannot read image {path}: {error}") from None
+    return square_pixels(image, size), (image.width, image.height)
+
+
+def square_pixels(image: Image.Image, size: int) -> np.ndarray:
+    """An RGB image as the model sees it: (size, size, 3) uint8, the shorter side scaled to
+    `size`, then the centre cropped (see fit_square)."""
     scale, left, top = fit_square(image.width, image.height, size)
     resized = image.resize((max(size, round(image.width * scale)),
                             max(size, round(image.height * scale))), Image.BICUBIC)
     left, top = round(left), round(top)
     cropped = resized.crop((left, top, left + size, top + size))
-    return np.asarray(cropped, dtype=np.uint8).copy(), (image.width, image.height)
+    return np.asarray(cropped, dtype=np.uint8).copy()
 
 
 def normalise(pixels: torch.Tensor, mean, std) -> torch.Tensor:

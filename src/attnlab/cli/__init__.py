@@ -12,9 +12,10 @@ import sys
 
 from attnlab.errors import UserError
 
-from . import caption, compare, data, demo, evaluate, lm, plot, report, train, translate
+from . import caption, compare, data, demo, evaluate, lm, plot, report, serve, train, translate
 
-COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, report, lm, caption, compare)
+COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, report, lm, caption, compare,
+                  serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

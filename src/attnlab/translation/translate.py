@@ -60,28 +60,49 @@ def iter_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str
     """
     decode = decode or DecodeConfig()
     device = next(model.parameters()).device
-    search = functools.partial(
-        beam_search, model, beam_size=decode.beam, alpha=decode.alpha,
-        max_len=lambda n: int(decode.max_len_ratio * n) + decode.max_len_extra)
+    search = _search(model, decode)
     lines = iter(sentences)
     while pool := list(itertools.islice(lines, pool_size or 100 * decode.batch_size)):
-        yield from _translate_pool(search, vocabs, pool, decode.batch_size, device)
+        found = _translate_pool(search, vocabs, pool, decode.batch_size, device)
+        yield from (results[0] for results in found)
+
+
+def translate_n_best(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
+                     decode: DecodeConfig | None = None, *,
+                     n_best: int = 1) -> list[list[TranslationResult]]:
+    """Each sentence's `n_best` finished beam hypotheses (1 <= n_best <= decode.beam), best
+    first, in input order; the first is what `translate` gives. A blank line gives its one
+    empty result."""
+    decode = decode or DecodeConfig()
+    if not 1 <= n_best <= decode.beam:
+        raise ValueError(f"n_best must be between 1 and the beam size {decode.beam}, "
+                         f"got {n_best}")
+    return _translate_pool(_search(model, decode), vocabs, sentences, decode.batch_size,
+                           next(model.parameters()).device, n_best)
+
+
+def _search(model: Seq2Seq, decode: DecodeConfig) -> Callable:
+    """Beam search with `decode`'s settings: src, src_mask, n_best -> hypotheses."""
+    return functools.partial(
+        beam_search, model, beam_size=decode.beam, alpha=decode.alpha,
+        max_len=lambda n: int(decode.max_len_ratio * n) + decode.max_len_extra)
 
 
 def _translate_pool(search: Callable, vocabs: Vocabularies, sentences: list[str],
-                    batch_size: int, device) -> list[TranslationResult]:
-    """Decode one pool in length-sorted batches; results in the pool's order."""
+                    batch_size: int, device, n_best: int = 1) -> list[list[TranslationResult]]:
+    """Decode one pool in length-sorted batches -> each sentence's n_best results, best first,
+    in the pool's order."""
     ids = [vocabs.src.encode(s) if s.strip() else [] for s in sentences]
-    results: list[TranslationResult | None] = [None] * len(sentences)
+    results: list[list[TranslationResult]] = [[] for _ in sentences]
     for index in (i for i, source in enumerate(ids) if not source):
-        results[index] = _empty(vocabs)
+        results[index] = [_empty(vocabs)]
     order = sorted((i for i, source in enumerate(ids) if source), key=lambda i: len(ids[i]))
     for start in range(0, len(order), batch_size):
         chunk = order[start : start + batch_size]
         batch = collate([(ids[i], []) for i in chunk])
-        found = search(batch.src.to(device), batch.src_mask.to(device), n_best=1)
+        found = search(batch.src.to(device), batch.src_mask.to(device), n_best=n_best)
         for index, hypotheses in zip(chunk, found, strict=True):
-            results[index] = _result(vocabs, sentences[index], hypotheses[0])
+            results[index] = [_result(vocabs, sentences[index], h) for h in hypotheses]
     return results
 
 

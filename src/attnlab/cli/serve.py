@@ -1,0 +1,96 @@
+"""`attnlab serve --run DIR [--run NAME=DIR ...]`: the attention explorer in one process.
+
+Every run is loaded before the server starts, so a missing or bad run directory is one sentence
+and no server. The server binds 127.0.0.1 unless --host says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from attnlab.errors import ConfigError
+
+from .translate import positive_int
+
+# --option -> the Limits field it sets, with its help.
+LIMIT_OPTIONS = {
+    "--max-tokens": ("max_tokens", int, "source pieces of one text (default 200)"),
+    "--max-upload-mb": ("max_upload_bytes", float, "size of any request body, uploaded images "
+                        "included, in MiB (default 5)"),
+    "--max-pixels": ("max_pixels", int, "width x height of an uploaded image (default "
+                     "25,000,000)"),
+    "--max-beam": ("max_beam", int, "largest beam a request may ask for (default 16)"),
+    "--queue-size": ("queue_size", int, "requests waiting for the model; past it the server "
+                     "answers 503 (default 128)"),
+    "--batch-window-ms": ("batch_window_ms", float, "how long a request waits for others to be "
+                          "decoded with (default 5)"),
+    "--max-batch": ("max_batch", int, "sentences decoded together (default 64)"),
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="the attention explorer: a web page and JSON API over trained runs",
+        description="Serve trained runs (translation, captioning, LSTMN language models) on a "
+        "web page that shows where each output token looked, with a JSON API (/docs). "
+        "Translate requests arriving together are decoded in one batched beam search.")
+    parser.add_argument("--run", action="append", required=True, metavar="[NAME=]DIR",
+                        help="a run directory, named after the directory unless NAME= is "
+                        "given; repeat for more runs")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--threads", type=positive_int, metavar="N",
+                        help="torch threads for the models (default: torch's choice)")
+    for option, (_, kind, text) in LIMIT_OPTIONS.items():
+        parser.add_argument(option, type=kind, metavar="N", help=text)
+    parser.set_defaults(func=run)
+
+
+def named_runs(values: list[str]) -> dict[str, Path]:
+    """--run values -> {name: directory}: NAME=DIR, or DIR named after its last part (a
+    directory whose own name holds "=" is taken whole when it exists)."""
+    runs: dict[str, Path] = {}
+    for value in values:
+        name, separator, directory = value.partition("=")
+        if not separator or Path(value).is_dir():
+            name, directory = Path(value).resolve().name, value
+        if not name or not directory:
+            raise ConfigError(f"--run {value!r}: give DIR or NAME=DIR")
+        if name in runs:
+            raise ConfigError(f"--run: two runs are named {name!r}; name one with "
+                              f"--run NAME=DIR")
+        if not Path(directory).is_dir():
+            raise ConfigError(f"--run {value}: run directory {directory} does not exist")
+        runs[name] = Path(directory)
+    return runs
+
+
+def limits_from(args: argparse.Namespace):
+    from attnlab.serve import Limits
+
+    given = {}
+    for option, (field, _, _) in LIMIT_OPTIONS.items():
+        value = getattr(args, option.removeprefix("--").replace("-", "_"))
+        if value is not None:
+            given[field] = round(value * 1024 * 1024) if field == "max_upload_bytes" else value
+    return Limits(**given)
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+    import uvicorn
+
+    from attnlab.serve import create_app
+
+    runs = named_runs(args.run)
+    limits = limits_from(args)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    app = create_app(runs, limits)  # loads every run: a bad one stops here, before the server
+    print(f"attnlab serve: {', '.join(runs)} on http://{args.host}:{args.port}/ "
+          f"(API docs: /docs)", flush=True)
+    # One process; the app logs one line per request itself (logger attnlab.serve).
+    uvicorn.run(app, host=args.host, port=args.port, access_log=False, log_level="warning")
+    return 0

@@ -1,0 +1,159 @@
+"""The attention explorer's web app: the page at / (static/), the JSON API under /api, its
+OpenAPI page at /docs. Every error is {"detail": "<one sentence>"}; one log line per request.
+
+    app = create_app({"dates": "runs/dates", "shapes": "runs/shapes-soft"})
+    uvicorn.run(app, host="127.0.0.1", port=8000)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from .bodies import read_body
+from .limits import Limits
+from .problems import RequestError
+from .runs import load_runs
+from .schemas import (
+    CaptionExampleRequest,
+    CaptionResponse,
+    ErrorResponse,
+    ReadRequest,
+    ReadResponse,
+    RunInfo,
+    TranslateRequest,
+    TranslateResponse,
+)
+from .service import Service
+
+STATIC_DIR = Path(__file__).parent / "static"
+logger = logging.getLogger("attnlab.serve")
+ERRORS = {status: {"model": ErrorResponse} for status in (404, 413, 422, 503)}
+UPLOAD_SCHEMA = {"type": "object", "required": ["run", "image"], "properties": {
+    "run": {"type": "string", "description": "a captioning run's name"},
+    "image": {"type": "string", "format": "binary",
+              "description": "a PNG/JPEG/... image, at most max_upload_bytes and max_pixels"}}}
+
+
+def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = None) -> FastAPI:
+    """Load every run (name -> run directory) once, and the app that serves them."""
+    service = Service(load_runs(runs), limits or Limits())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI):
+        yield
+        service.batcher.close()
+
+    app = FastAPI(title="attnlab serve", lifespan=lifespan, responses=ERRORS,
+                  description="The attention explorer: translate, caption and read with trained "
+                  "runs and see where each output token looked.")
+    app.state.service = service
+    app.add_middleware(RequestLog)
+    _add_error_handlers(app)
+    _add_routes(app, service)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    return app
+
+
+def _body_schema(*models) -> dict:
+    """openapi_extra documenting a body the endpoint reads itself (under the size cap)."""
+    content = {"application/json": {"schema": models[0].model_json_schema()}}
+    if len(models) > 1:
+        content["multipart/form-data"] = {"schema": models[1]}
+    return {"requestBody": {"required": True, "content": content}}
+
+
+def _add_routes(app: FastAPI, service: Service) -> None:
+    cap = service.limits.max_upload_bytes
+
+    @app.get("/", include_in_schema=False)
+    async def page():
+        index = STATIC_DIR / "index.html"
+        if not index.is_file():
+            raise RequestError(404, "the explorer page is not installed (serve/static/index.html)")
+        return FileResponse(index)
+
+    @app.get("/api/runs", response_model=list[RunInfo], summary="the runs this server answers for")
+    async def list_runs():
+        return JSONResponse([run.info() for run in service.runs.values()])
+
+    @app.post("/api/translate", response_model=TranslateResponse,
+              summary="translate one sentence: n-best hypotheses with their attention",
+              openapi_extra=_body_schema(TranslateRequest))
+    async def translate(request: Request):
+        return JSONResponse(await service.translate(await read_body(request, cap)))
+
+    @app.post("/api/caption", response_model=CaptionResponse,
+              summary="caption an uploaded image or a test image of the run's data",
+              openapi_extra=_body_schema(CaptionExampleRequest, UPLOAD_SCHEMA))
+    async def caption(request: Request):
+        body = await read_body(request, cap)
+        content_type = request.headers.get("content-type", "")
+        return JSONResponse(await service.caption(body, content_type))
+
+    @app.post("/api/read", response_model=ReadResponse,
+              summary="the LSTMN's self-attention while it reads a sentence",
+              openapi_extra=_body_schema(ReadRequest))
+    async def read(request: Request):
+        return JSONResponse(await service.read(await read_body(request, cap)))
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Every error as {"detail": "<one sentence>"}, never FastAPI's list of errors."""
+
+    @app.exception_handler(RequestError)
+    async def refused(_: Request, error: RequestError):
+        return JSONResponse({"detail": error.message}, error.status, headers=error.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(_: Request, error: RequestValidationError):
+        first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid request"}
+        where = ".".join(str(part) for part in first["loc"])
+        return JSONResponse({"detail": f"{where}: {first['msg']}" if where else first["msg"]},
+                            422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, error: HTTPException):
+        return JSONResponse({"detail": str(error.detail)}, error.status_code,
+                            headers=getattr(error, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def bug(request: Request, error: Exception):
+        logger.exception("%s %s failed", request.method, request.url.path)
+        return JSONResponse({"detail": f"internal error ({type(error).__name__}); see the "
+                             f"server log"}, 500)
+
+
+class RequestLog:
+    """ASGI middleware: one line per HTTP request on logger attnlab.serve: method, path, status
+    and milliseconds."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started, status = time.perf_counter(), 500
+
+        async def sending(message):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            logger.info("%s %s %d %.1f ms", scope["method"], scope["path"], status,
+                        (time.perf_counter() - started) * 1000)

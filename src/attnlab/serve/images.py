@@ -1,0 +1,55 @@
+"""Uploaded images, in memory: their size read from the header before any pixel is decoded (a
+small file can declare a huge image: a decompression bomb), then the square the model sees, and
+that square as a PNG data URL for the page to draw attention on."""
+
+from __future__ import annotations
+
+import base64
+import io
+import warnings
+
+import numpy as np
+from PIL import Image
+
+from attnlab.captioning.data import square_pixels
+
+from .problems import invalid, too_large
+
+
+def open_upload(data: bytes, max_pixels: int) -> Image.Image:
+    """The image in `data`, opened lazily (header read, pixels not decoded); 413 when it
+    declares more than max_pixels, 422 when it is not an image PIL reads."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our limit is lower
+            image = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError:  # Pillow's own limit, hit while reading the header
+        raise too_large(f"the image declares more than the {max_pixels:,} pixels this server "
+                        f"decodes") from None
+    except (OSError, ValueError, SyntaxError) as error:
+        raise invalid(f"the upload is not an image this server reads ({error})") from None
+    width, height = image.size
+    if width * height > max_pixels:
+        raise too_large(f"the image is {width} x {height} pixels, more than the "
+                        f"{max_pixels:,} pixels this server decodes")
+    return image
+
+
+def upload_pixels(image: Image.Image, size: int) -> np.ndarray:
+    """An opened upload decoded and made the model's square: (size, size, 3) uint8."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            rgb = image.convert("RGB")
+    except Image.DecompressionBombError:
+        raise too_large("the image is larger than the pixels this server decodes") from None
+    except (OSError, ValueError, SyntaxError) as error:
+        raise invalid(f"the image cannot be decoded ({error})") from None
+    return square_pixels(rgb, size)
+
+
+def png_data_url(pixels: np.ndarray) -> str:
+    """(H, W, 3) uint8 -> "data:image/png;base64,..."."""
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")

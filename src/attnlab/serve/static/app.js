@@ -1,0 +1,57 @@
+// The attention explorer: tabs, the list of runs, and the four views.
+
+import { api, say, sayError } from "./api.js";
+import { initCaption } from "./caption.js";
+import { initCompare } from "./compare.js";
+import { initReading } from "./reading.js";
+import { initTranslate } from "./translate.js";
+
+/** A tablist with roving focus: arrows, Home and End move and select; the hash remembers. */
+function initTabs(tablist) {
+  const tabs = [...tablist.querySelectorAll('[role="tab"]')];
+  const select = (tab, focus = true) => {
+    for (const other of tabs) {
+      const chosen = other === tab;
+      other.setAttribute("aria-selected", String(chosen));
+      other.tabIndex = chosen ? 0 : -1;
+      document.getElementById(other.getAttribute("aria-controls")).hidden = !chosen;
+    }
+    if (focus) tab.focus();
+    history.replaceState(null, "", `#${tab.id.replace(/^tab-/, "")}`);
+  };
+  tablist.addEventListener("click", (event) => {
+    const tab = event.target.closest('[role="tab"]');
+    if (tab) select(tab);
+  });
+  tablist.addEventListener("keydown", (event) => {
+    const at = tabs.indexOf(document.activeElement);
+    if (at < 0) return;
+    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    select(tabs[(next + tabs.length) % tabs.length]);
+  });
+  const fromHash = tabs.find((tab) => tab.id === `tab-${location.hash.slice(1)}`);
+  if (fromHash) select(fromHash, false);
+}
+
+async function main() {
+  initTabs(document.querySelector('[role="tablist"]'));
+  const status = document.getElementById("runs-status");
+  say(status, "Loading the runs…", "busy");
+  let runs;
+  try {
+    runs = await api("/api/runs");
+  } catch (error) {
+    sayError(status, error);
+    return;
+  }
+  say(status, runs.length === 1 ? "1 run loaded." : `${runs.length} runs loaded.`);
+  initTranslate(runs);
+  initCompare(runs);
+  initCaption(runs);
+  initReading(runs);
+  document.body.dataset.ready = "true";
+}
+
+main();

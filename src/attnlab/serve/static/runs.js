@@ -1,0 +1,33 @@
+// The run pickers: each tab lists the loaded runs of its task.
+
+import { say } from "./api.js";
+
+const TASKS = { translation: "translation", captioning: "captioning", lm: "language-model (LSTMN)" };
+
+/** Fill select with the runs of one task ("name (mechanism)"); returns those runs. When there is
+ *  none, the form is disabled and status says how to load one. */
+export function pickRuns(select, runs, task, status) {
+  const mine = runs.filter((run) => run.task === task);
+  select.replaceChildren(...mine.map((run) => {
+    const option = document.createElement("option");
+    option.value = run.name;
+    option.textContent = run.mechanism ? `${run.name} (${run.mechanism})` : run.name;
+    return option;
+  }));
+  if (!mine.length) {
+    for (const control of select.form.elements) control.disabled = true;
+    say(status, `No ${TASKS[task]} run is loaded: start attnlab serve with --run DIR of one.`,
+      "error");
+  }
+  return mine;
+}
+
+/** The run named name among runs (or a stand-in when the list changed under us). */
+export function runNamed(runs, name) {
+  return runs.find((run) => run.name === name) ?? { name, mechanism: "", task: "", config: {} };
+}
+
+/** "name · mechanism", the title of a figure. */
+export function titleOf(run) {
+  return run.mechanism ? `${run.name} · ${run.mechanism}` : run.name;
+}

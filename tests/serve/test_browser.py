@@ -1,0 +1,343 @@
+"""The explorer page in a real browser: Playwright drives Debian's chromium against the real app
+(uvicorn on a free local port) serving the tiny runs of conftest.py, plus a Luong dates run to
+compare with. Each test saves a screenshot of its tab under build/screenshots/ (not committed)
+for a person to look at. Without playwright or chromium every test skips, saying which."""
+
+import io
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from attnlab.data import write_dates
+from attnlab.serve import create_app
+from attnlab.translation import TranslationTask
+
+from .conftest import train, translation_config
+
+# Debian's chromium; ATTNLAB_CHROMIUM may name another Chromium-based browser's executable
+CHROMIUM = os.environ.get("ATTNLAB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+# Headless, and nothing but the local server reachable: no update checks, no stray requests;
+# as root in a container (CI): no sandbox, and no reliance on a small /dev/shm.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-dev-shm-usage",
+                 "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
+SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+DATE = "3 March 1999"
+TIMEOUT_MS = 15_000
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed: pip install -e '.[dev]'"
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"no browser at {CHROMIUM}: make browser (apt-get install chromium)"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
+
+
+@pytest.fixture(scope="module")
+def luong_run(tmp_path_factory):
+    """A second dates run, Luong's decoder with the general score, to compare with Bahdanau's."""
+    data_dir = tmp_path_factory.mktemp("dates-luong")
+    write_dates(data_dir, size=200, seed=7)
+    data = {"dir": str(data_dir), "train": "train", "valid": "val", "test": "test",
+            "src_lang": "src", "tgt_lang": "tgt", "vocab": "char", "joint_vocab": False,
+            "max_len": 60, "batch_size": 32, "valid_sentences": 10}
+    decoder = {"kind": "luong", "attention": {"score": "general"}}
+    return train(TranslationTask, translation_config(data, decoder, 10),
+                 tmp_path_factory.mktemp("runs") / "dates-luong")
+
+
+@pytest.fixture(scope="module")
+def base_url(runs, luong_run):
+    """The real app under uvicorn in a thread, on a port the OS picked."""
+    import uvicorn
+
+    app = create_app({"dates": runs["dates"], "luong": luong_run, "plain": runs["plain"],
+                      "shapes": runs["shapes"], "lstmn": runs["lstmn"]})
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(timeout=10)
+    listener.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_page(browser, base_url):
+    """open_page(tab, width=1280) -> a page showing that tab, the runs loaded. The test fails
+    on any script error or console error the page logs (a 4xx answer the page shows is fine)
+    and on any request that leaves the app (the page needs no network)."""
+    contexts, problems = [], []
+
+    def open_tab(tab: str = "translate", width: int = 1280):
+        context = browser.new_context(viewport={"width": width, "height": 900},
+                                      accept_downloads=True)
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("request", lambda request: None if request.url.startswith(
+            (base_url, "data:", "blob:")) else problems.append(f"request: {request.url}"))
+        page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
+        page.on("console", lambda message: problems.append(f"console: {message.text}")
+                if message.type == "error" and "status of 4" not in message.text else None)
+        page.goto(f"{base_url}/#{tab}")
+        page.wait_for_selector("body[data-ready='true']")
+        assert page.is_visible(f"#panel-{tab}")
+        return page
+
+    yield open_tab
+    for context in contexts:
+        context.close()
+    assert not problems, problems
+
+
+def shoot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def translate(page, text: str = DATE, **choices) -> dict:
+    """Type text, press Enter, wait for the answer and its heatmap; the answer's JSON."""
+    for field, value in choices.items():
+        page.fill(f"#translate-{field}", str(value))
+    page.fill("#translate-text", text)
+    with page.expect_response(lambda r: r.url.endswith("/api/translate")) as answer:
+        page.press("#translate-text", "Enter")
+    page.wait_for_selector("#translate-figure svg.heatmap")
+    return answer.value.json()
+
+
+def labels(page, kind: str, within: str = "#translate-figure") -> list[str]:
+    return page.locator(f"{within} .{kind}-text text").all_text_contents()
+
+
+def argmax(values) -> int:
+    return max(range(len(values)), key=values.__getitem__)
+
+
+def test_translate_hover_highlights_what_a_word_attended_to(open_page):
+    page = open_page("translate")
+    hypotheses = translate(page, beam=3, nbest=2)["hypotheses"]
+    assert page.locator("#translate-hypotheses li").count() == len(hypotheses) == 2
+    best = hypotheses[0]
+    attention = best["attention"]
+    assert labels(page, "col") == best["source_tokens"]
+    assert labels(page, "row") == best["tokens"]
+
+    # hovering target word i tints every source word by its weight; the largest is marked
+    for i in range(len(best["tokens"])):
+        page.hover(f"#translate-figure .row-label[data-row='{i}']")
+        top = page.locator("#translate-figure .col-label.is-top")
+        assert top.get_attribute("data-index") == str(argmax(attention[i]))
+        shown = page.locator("#translate-figure .col-label").evaluate_all(
+            "nodes => nodes.map(node => Number(node.dataset.weight))")
+        assert shown == pytest.approx(attention[i], abs=1e-4)
+
+    # hovering source word j marks the target word that looked at it most
+    column = argmax(attention[0])
+    page.hover(f"#translate-figure .col-label[data-col='{column}']")
+    top = page.locator("#translate-figure .row-label.is-top")
+    assert top.get_attribute("data-index") == str(argmax([row[column] for row in attention]))
+    shoot(page, "translate-hover")
+
+    # the keyboard does the same: focus the first target word
+    page.mouse.move(0, 0)
+    page.focus("#translate-figure .row-label[data-row='0']")
+    assert (page.locator("#translate-figure .col-label.is-top").get_attribute("data-index")
+            == str(argmax(attention[0])))
+
+    with page.expect_download() as download:
+        page.click("#translate-downloads button[data-format='svg']")
+    assert download.value.suggested_filename == "attention-dates.svg"
+    assert "<svg" in Path(download.value.path()).read_text(encoding="utf-8")
+    with page.expect_download() as download:
+        page.click("#translate-downloads button[data-format='png']")
+    assert download.value.suggested_filename == "attention-dates.png"
+    assert Path(download.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with page.expect_download() as download:
+        page.click("#translate-downloads button[data-format='json']")
+    saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert saved["hypothesis"]["attention"] == attention
+
+
+def test_piece_level_and_the_step_slider(open_page):
+    page = open_page("translate")
+    words = translate(page)["hypotheses"][0]
+    assert labels(page, "col") == words["source_tokens"]
+    with page.expect_response(lambda r: r.url.endswith("/api/translate")) as answer:
+        page.check("#translate-form input[name='level'][value='piece']")
+    pieces = answer.value.json()["hypotheses"][0]
+    page.wait_for_function(
+        "n => document.querySelectorAll('#translate-figure .col-label').length === n",
+        arg=len(pieces["source_tokens"]))
+    shown = labels(page, "col")
+    assert len(shown) > len(words["source_tokens"])  # a character-level run: one per character
+    assert shown == ["␣" if p == " " else p for p in pieces["source_tokens"]]
+
+    # step 2 of the decoding: rows 0 and 1 drawn, the rest blank, the text so far shown
+    assert len(pieces["tokens"]) >= 3
+    page.fill("#translate-step", "2")
+    assert page.text_content("#translate-step-out") == f"2 of {len(pieces['tokens'])}"
+    assert page.text_content("#translate-partial") == "".join(pieces["tokens"][:2])
+    assert page.text_content("#translate-partial mark") == pieces["tokens"][1]
+    fills = page.locator("#translate-figure .cell[data-col='0']").evaluate_all(
+        "cells => cells.map(cell => cell.getAttribute('fill'))")
+    assert len(set(fills[2:])) == 1 and fills[2] not in fills[:2]
+
+    # the arrow keys move between the target words drawn so far, highlighting as they go
+    page.focus("#translate-figure .row-label[data-row='0']")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.dataset.row") == "1"
+    assert (page.locator("#translate-figure .col-label.is-top").get_attribute("data-index")
+            == str(argmax(pieces["attention"][1])))
+    page.keyboard.press("ArrowDown")  # row 2 is not decoded yet at step 2
+    assert page.evaluate("document.activeElement.dataset.row") == "1"
+    shoot(page, "translate-pieces-step")
+
+
+def test_compare_two_runs_side_by_side(open_page):
+    page = open_page("compare")
+    page.uncheck("#compare-runs input[value='plain']")
+    page.fill("#compare-text", DATE)
+    page.press("#compare-text", "Enter")
+    page.wait_for_function("document.querySelectorAll('#compare-results svg.heatmap').length == 2")
+    captions = page.locator("#compare-results figcaption").all_text_contents()
+    assert [c.split()[0] for c in captions] == ["dates", "luong"]
+    assert "bahdanau" in captions[0] and "luong" in captions[1]
+    shoot(page, "compare")
+
+
+def test_caption_an_uploaded_image(open_page):
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (64, 64), "white")
+    ImageDraw.Draw(image).ellipse((8, 8, 30, 30), fill="red")
+    ImageDraw.Draw(image).rectangle((36, 34, 58, 56), fill="blue")
+    png = io.BytesIO()
+    image.save(png, format="PNG")
+
+    page = open_page("caption")
+    with page.expect_response(lambda r: r.url.endswith("/api/caption")) as answer:
+        page.set_input_files("#caption-file", files=[
+            {"name": "shapes.png", "mimeType": "image/png", "buffer": png.getvalue()}])
+    caption = answer.value.json()
+    page.wait_for_selector("#caption-words .word")
+    assert page.locator("#caption-words .word").all_text_contents() == caption["tokens"]
+    assert page.text_content("#caption-status") == "shapes captioned shapes.png."
+    assert page.locator("#caption-strip g[data-word]").count() == len(caption["tokens"]) + 1
+
+    page.hover("#caption-words .word >> nth=1")
+    page.wait_for_selector("#caption-overlay[data-word='1']")
+    veiled = page.evaluate("""() => {
+        const canvas = document.getElementById('caption-overlay');
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+        let opaque = 0;
+        for (let k = 3; k < pixels.data.length; k += 4) opaque += pixels.data[k] > 0;
+        return opaque / (canvas.width * canvas.height);
+    }""")
+    assert veiled > 0.1  # the veil covers what the word did not look at
+    shoot(page, "caption")
+
+    # dropping an image on the tab captions it too
+    transfer = page.evaluate_handle("""bytes => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(bytes)], "dropped.png", {type: "image/png"}));
+        return transfer;
+    }""", list(png.getvalue()))
+    with page.expect_response(lambda r: r.url.endswith("/api/caption")):
+        page.dispatch_event("#caption-drop", "drop", {"dataTransfer": transfer})
+    page.locator("#caption-status", has_text="dropped.png").wait_for()
+
+
+def test_lstmn_reading_figure(open_page):
+    page = open_page("read")
+    page.fill("#read-text", "the cat sees the dog .")
+    with page.expect_response(lambda r: r.url.endswith("/api/read")) as answer:
+        page.press("#read-text", "Enter")
+    reading = answer.value.json()
+    page.wait_for_selector("#read-figure svg.reading")
+    steps = len(reading["tokens"])
+    assert page.locator("#read-figure .reading-line").count() == steps
+    assert page.locator("#read-figure .current").all_text_contents() == reading["tokens"]
+    # step t shades the t earlier words by their weights
+    last = page.locator(f"#read-figure .reading-line[data-step='{steps - 1}'] rect.memory")
+    weights = last.evaluate_all("boxes => boxes.map(box => Number(box.dataset.weight))")
+    assert weights == pytest.approx(reading["weights"][-1][: steps - 1], abs=1e-4)
+    assert page.locator("#read-matrix svg.heatmap").count() == 1
+    shoot(page, "lstmn")
+
+
+def test_an_error_shows_the_servers_sentence(open_page, base_url):
+    page = open_page("translate")
+    page.fill("#translate-text", "")
+    with page.expect_response(lambda r: r.url.endswith("/api/translate")) as answer:
+        page.click("#translate-form button[type='submit']")
+    assert answer.value.status == 422
+    detail = answer.value.json()["detail"]
+    status = page.locator("#translate-status")
+    status.filter(has_text=detail).wait_for()
+    assert status.text_content() == detail
+    assert status.get_attribute("aria-live") == "polite"
+    assert page.is_hidden("#translate-results")
+    shoot(page, "translate-error")
+
+
+def test_a_run_without_attention_says_so(open_page):
+    page = open_page("translate")
+    page.select_option("#translate-run", "plain")
+    page.fill("#translate-text", "Ein Mann spielt Gitarre .")
+    page.press("#translate-text", "Enter")
+    page.locator("#translate-figure .empty").wait_for()
+    assert page.is_hidden("#translate-stepper")
+    assert page.locator("#translate-downloads button[disabled]").count() == 3
+
+
+def test_phone_width_keeps_the_page_within_the_screen(open_page):
+    page = open_page("translate", width=390)
+    translate(page, "Wednesday, 3 March 1999", beam=3, nbest=3)
+    page.check("#translate-form input[name='level'][value='piece']")
+    page.wait_for_function("document.querySelectorAll('#translate-figure .col-label').length > 12")
+    width = "document.scrollingElement.scrollWidth"
+    assert page.evaluate(width) <= 390
+    box = page.locator("#translate-figure")
+    assert box.evaluate("box => box.scrollWidth > box.clientWidth")  # it scrolls inside its box
+    shoot(page, "phone-translate")
+
+    # the tabs are a tablist: the arrow keys move between them, each fits the phone too
+    page.focus("#tab-translate")
+    for tab in ("compare", "caption", "read"):
+        page.keyboard.press("ArrowRight")
+        assert page.get_attribute(f"#tab-{tab}", "aria-selected") == "true"
+        assert page.is_visible(f"#panel-{tab}") and page.is_hidden("#panel-translate")
+        assert page.evaluate(width) <= 390, tab
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#tab-translate", "aria-selected") == "true"

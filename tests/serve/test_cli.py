@@ -1,0 +1,72 @@
+"""`attnlab serve`: runs named from --run, limits from options, 127.0.0.1 by default, and a
+missing or bad run directory refused in one sentence before any server starts."""
+
+import re
+from dataclasses import fields
+
+import pytest
+import uvicorn
+
+from attnlab.cli import build_parser, main
+from attnlab.cli.serve import LIMIT_OPTIONS
+from attnlab.serve import Limits
+
+
+@pytest.fixture
+def started(monkeypatch):
+    """What uvicorn.run was called with (it is not really started)."""
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: calls.append((app, options)))
+    return calls
+
+
+def test_serves_runs_named_after_their_folders_on_localhost(runs, started, capsys):
+    assert main(["serve", "--run", str(runs["dates"]), "--run", f"words={runs['plain']}"]) == 0
+    (app, options), = started
+    assert list(app.state.service.runs) == ["dates", "words"]
+    assert options["host"] == "127.0.0.1" and options["port"] == 8000
+    assert options["access_log"] is False  # the app logs its own line per request
+    assert app.state.service.limits == Limits()
+    assert "dates, words on http://127.0.0.1:8000/" in capsys.readouterr().out
+
+
+def test_limit_options_reach_the_app(runs, started):
+    main(["serve", "--run", str(runs["dates"]), "--host", "0.0.0.0", "--port", "9001",
+          "--max-tokens", "50", "--max-upload-mb", "0.5", "--max-beam", "4",
+          "--queue-size", "3", "--batch-window-ms", "2", "--max-batch", "8",
+          "--max-pixels", "1000000"])
+    (app, options), = started
+    assert (options["host"], options["port"]) == ("0.0.0.0", 9001)
+    assert app.state.service.limits == Limits(
+        max_tokens=50, max_upload_bytes=524288, max_pixels=1_000_000, max_beam=4,
+        queue_size=3, batch_window_ms=2, max_batch=8)
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["--run", "/no/such/run"], "--run /no/such/run: run directory /no/such/run does not exist"),
+    (["--run", "a=/no/such/run"], "run directory /no/such/run does not exist"),
+    (["--run", "{dates}", "--run", "{plain_as_dates}"], "two runs are named 'dates'"),
+    (["--run", "{empty}"], "has no checkpoint (best/ or last/) yet"),
+    (["--run", "{dates}", "--max-beam", "0"], "limit max_beam must be positive, got 0"),
+])
+def test_a_bad_run_or_limit_is_one_sentence_and_no_server(runs, tmp_path, started, capsys,
+                                                          argv, expected):
+    (tmp_path / "empty").mkdir()
+    names = {"dates": runs["dates"], "plain_as_dates": f"dates={runs['plain']}",
+             "empty": tmp_path / "empty"}
+    assert main(["serve", *(arg.format(**names) for arg in argv)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("attnlab: error: ") and expected in error
+    assert "\n" not in error and started == []
+
+
+def test_help_names_the_defaults_of_limits():
+    parser = build_parser()
+    serve = parser._subparsers._group_actions[0].choices["serve"]
+    helps = {action.option_strings[0]: action.help for action in serve._actions
+             if action.option_strings}
+    defaults = {f.name: f.default for f in fields(Limits)}
+    for option, (field, _, _) in LIMIT_OPTIONS.items():
+        shown = re.search(r"default ([\d,.]+)", helps[option]).group(1).replace(",", "")
+        default = defaults[field] / (1024 * 1024 if field == "max_upload_bytes" else 1)
+        assert float(shown) == default, option
