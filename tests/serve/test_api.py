@@ -3,6 +3,7 @@ and every refusal as {"detail": "<one sentence>"} with its status."""
 
 import base64
 import io
+import re
 import struct
 import tempfile
 import zlib
@@ -305,4 +306,15 @@ def test_openapi_documents_every_endpoint_and_field(client):
     assert all(field.get("description") for field in fields.values())
     caption = schema["paths"]["/api/caption"]["post"]["requestBody"]["content"]
     assert set(caption) == {"application/json", "multipart/form-data"}
-    assert client.get("/docs").status_code == 200
+
+
+def test_the_docs_page_works_offline(client):
+    """/docs uses the vendored Swagger UI, not a CDN: every script and style it names is served
+    by the app itself."""
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assets = re.findall(r"(?:src|href)=['\"]([^'\"]+)['\"]", page.text)
+    assert "url: '/openapi.json'" in page.text or '"/openapi.json"' in page.text
+    assert assets and all(url.startswith("/static/vendor/swagger-ui/") for url in assets)
+    for url in assets:
+        assert client.get(url).status_code == 200, url

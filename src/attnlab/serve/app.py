@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
@@ -54,7 +55,9 @@ def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = No
         yield
         service.batcher.close()
 
-    app = FastAPI(title="attnlab serve", lifespan=lifespan, responses=ERRORS,
+    # docs_url=None: FastAPI's own /docs loads Swagger UI from a CDN; ours serves the vendored
+    # copy in static/vendor/swagger-ui, so the documentation works offline.
+    app = FastAPI(title="attnlab serve", lifespan=lifespan, responses=ERRORS, docs_url=None,
                   description="The attention explorer: translate, caption and read with trained "
                   "runs and see where each output token looked.")
     app.state.service = service
@@ -82,6 +85,14 @@ def _add_routes(app: FastAPI, service: Service) -> None:
         if not index.is_file():
             raise RequestError(404, "the explorer page is not installed (serve/static/index.html)")
         return FileResponse(index)
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs():
+        vendor = "/static/vendor/swagger-ui"
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="attnlab serve: API",
+                                   swagger_js_url=f"{vendor}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{vendor}/swagger-ui.css",
+                                   swagger_favicon_url=f"{vendor}/favicon-32x32.png")
 
     @app.get("/api/runs", response_model=list[RunInfo], summary="the runs this server answers for")
     async def list_runs():
