@@ -6,13 +6,19 @@ STAMP := $(VENV)/.installed
 # One torch thread per test worker: two threads fighting for two cores are 10-100x slower.
 TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: test demo lint install fonts browser clean
+PIP := $(PY) -m pip --disable-pip-version-check
 
-$(STAMP): pyproject.toml
+.PHONY: test demo lint install lock fonts browser clean
+
+# The versions tested together (requirements.lock), then attnlab itself without resolving
+# anything: pyproject.toml's ranges are for people who install attnlab into their own project.
+$(STAMP): pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	# torch first and pinned: the CPU wheel on disk, never a CUDA build.
-	$(PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -r requirements.lock
+	$(PIP) install --quiet --no-deps -e '.[dev]'
+	$(PIP) check
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -40,8 +46,13 @@ browser:
 	  fi; \
 	fi
 
+# requirements.lock from this venv, after changing a dependency (pip install -e '.[dev]') and
+# passing `make test`: what attnlab[dev] needs, at the installed versions (tools/lock.py says how).
+lock:
+	$(PY) tools/lock.py
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks tools
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis

@@ -1,7 +1,7 @@
 """`attnlab serve` under load: 50 concurrent clients x 20 translate requests, then the same 1,000
 requests from one client, one at a time, against one server process.
 
-A small dates run (configs/dates-bahdanau.yaml, shortened) is trained once and cached under
+A small dates run (the shipped dates-bahdanau config, shortened) is trained once and cached under
 --cache; the server runs as `attnlab serve` on 127.0.0.1 (a free port) in a subprocess, its
 request log in CACHE/serve.log. Printed: errors by status, p50/p95 latency and sentences/s of
 both phases, their ratio, and the server's peak RSS (VmHWM).
@@ -24,11 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from attnlab.config import load_config
+from attnlab.configs import config_path
 from attnlab.data import write_dates
 from attnlab.train import RunDir, run_experiment
 from attnlab.translation import RunConfig, TranslationTask
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def dates_run(cache: Path, steps: int) -> Path:
@@ -38,7 +37,7 @@ def dates_run(cache: Path, steps: int) -> Path:
         write_dates(data, size=12000, seed=7)
     if not RunDir(run).has_checkpoint("last"):
         print(f"training a dates run for {steps} updates ...", flush=True)
-        config = load_config(REPO / "configs" / "dates-bahdanau.yaml", RunConfig, overrides=[
+        config = load_config(config_path("dates-bahdanau"), RunConfig, overrides=[
             f"data.dir={data}", f"train.max_steps={steps}", "train.max_epochs=null",
             f"train.validate_every={steps}", f"train.checkpoint_every={steps}",
             "train.tensorboard=false", "data.valid_sentences=200"])

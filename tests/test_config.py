@@ -9,6 +9,7 @@ from typing import Literal
 import pytest
 
 from attnlab.config import config_from_dict, config_to_dict, load_config
+from attnlab.configs import config_path
 from attnlab.errors import ConfigError
 from attnlab.train import TrainConfig
 
@@ -140,9 +141,8 @@ def test_score_names_are_checked_when_the_yaml_loads(tmp_path):
 def test_sizes_that_are_not_positive_are_refused_when_the_config_loads(override, message):
     from attnlab.translation import RunConfig
 
-    configs = Path(__file__).resolve().parents[1] / "configs"
     with pytest.raises(ConfigError, match=message):
-        load_config(configs / "multi30k-bahdanau.yaml", RunConfig, [override])
+        load_config(config_path("multi30k-bahdanau"), RunConfig, [override])
 
 
 def test_caption_and_lm_sizes_are_checked_too():

@@ -1,3 +1,14 @@
 """attnlab: train, compare and see the classic attention mechanisms."""
 
-__version__ = "0.1.0"
+from attnlab.version import __version__
+
+__all__ = ["__version__", "load"]
+
+
+def load(path, *, checkpoint=None, device="cpu"):
+    """A run directory, or a model directory `attnlab export` wrote, loaded for its task: an
+    object with translate(lines, beam=, nbest=), caption(images) or read(sentence) /
+    perplexity(lines). See attnlab.hub.load."""
+    from attnlab.hub import load as load_model  # here, so that `import attnlab` stays light
+
+    return load_model(path, checkpoint=checkpoint, device=device)

@@ -5,6 +5,7 @@ import torch
 
 from attnlab.attention import SCORES
 from attnlab.config import load_config
+from attnlab.configs import config_path
 from attnlab.errors import ConfigError
 from attnlab.models import (
     CaptionDecoderConfig,
@@ -130,11 +131,9 @@ def test_hard_attention_refuses_the_soft_penalty():
 
 @pytest.mark.parametrize("name", ["shapes-soft", "shapes-hard", "flickr8k-soft"])
 def test_shipped_configs_load_and_build(name):
-    from pathlib import Path
-
     from attnlab.captioning.config import RunConfig
 
-    config = load_config(Path(__file__).parents[2] / "configs" / f"{name}.yaml", RunConfig)
+    config = load_config(config_path(name), RunConfig)
     size = config.data.image_size
     model = build_captioner(config.model, 30, size)
     out = model(torch.randn(2, 3, size, size), torch.randint(4, 30, (2, 3)))

@@ -88,3 +88,52 @@ def rwth_root(tmp_path_factory):
     (gold / "test.de-en").write_text(text, encoding="utf-8")
     (gold / "deen.talp").write_text("".join(line + " \n" for line in TALP), encoding="utf-8")
     return root
+
+
+@pytest.fixture(scope="session")
+def lm_run(tmp_path_factory):
+    """A language-model run (an LSTMN, two updates, only `last`) on a few sentences."""
+    from attnlab.lm import LanguageModelTask, LMRunConfig
+
+    text = tmp_path_factory.mktemp("text")
+    sentences = "".join(f"{en}\n" for _, en in DE_EN)
+    for name in ("train.txt", "valid.txt", "test.txt"):
+        (text / name).write_text(sentences, encoding="utf-8")
+    config = load_config({
+        "data": {"dir": str(text), "train": "train.txt", "valid": "valid.txt",
+                 "test": "test.txt", "vocab": "word", "vocab_size": None, "batch_size": 2},
+        "model": {"kind": "lstmn", "embedding_dim": 4, "hidden_dim": 4, "dropout": 0.0},
+        "train": {**TRAIN, "max_steps": 2, "validate_every": None, "checkpoint_every": 2}},
+        LMRunConfig)
+    run_dir = tmp_path_factory.mktemp("runs") / "lm"
+    run_experiment(LanguageModelTask, config, run_dir, progress=False, log=lambda _: None)
+    return run_dir
+
+
+@pytest.fixture(scope="session")
+def shapes_data(tmp_path_factory):
+    from attnlab.captioning import write_shapes
+
+    directory = tmp_path_factory.mktemp("shapes")
+    write_shapes(directory, size=40, seed=2, image_size=32)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def caption_run(tmp_path_factory, shapes_data):
+    """A captioning run (soft attention, two updates, only `last`) on 40 shapes images."""
+    from attnlab.captioning import CaptionTask
+    from attnlab.captioning import RunConfig as CaptionRunConfig
+
+    config = load_config({
+        "data": {"json": str(shapes_data / "dataset_shapes.json"),
+                 "images": str(shapes_data / "images"), "image_size": 32, "batch_size": 8,
+                 "valid_images": 4},
+        "model": {"encoder": {"channels": [4, 8]},
+                  "decoder": {"embedding_dim": 4, "hidden_dim": 8,
+                              "attention": {"score": "additive", "hidden_dim": 4}}},
+        "train": {**TRAIN, "max_steps": 2, "validate_every": None, "checkpoint_every": 2},
+        "decode": {"beam": 2, "max_len": 6, "batch_size": 2}}, CaptionRunConfig)
+    run_dir = tmp_path_factory.mktemp("runs") / "cap"
+    run_experiment(CaptionTask, config, run_dir, progress=False, log=lambda _: None)
+    return run_dir

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from attnlab.cli import main
 from attnlab.config import load_config
+from attnlab.configs import config_path
 from attnlab.data import read_lines, read_parallel
 from attnlab.errors import UserError
 from attnlab.translation import RunConfig, load_run
@@ -98,9 +99,7 @@ keys = st.sampled_from(["data.max_len", "model.decoder.hidden_dim", "model.decod
 @FUZZ
 @given(overrides=st.lists(st.tuples(keys, yaml_values), max_size=3))
 def test_config_overrides_with_random_values(overrides):
-    from pathlib import Path
-
-    config = Path(__file__).resolve().parents[2] / "configs" / "multi30k-bahdanau.yaml"
+    config = config_path("multi30k-bahdanau")
     try:
         load_config(config, RunConfig, [f"{key}={value}" for key, value in overrides])
     except UserError as error:

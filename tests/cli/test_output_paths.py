@@ -34,7 +34,7 @@ def commands(run, data, option, path):
 
 
 CASES = [("plot", "--output", "png"), ("evaluate", "--bucket-plot", "png"),
-         ("evaluate", "--json", "json"), ("evaluate", "--hypotheses", "txt"),
+         ("evaluate", "--output", "json"), ("evaluate", "--hypotheses", "txt"),
          ("report", "--output", "html")]
 
 
@@ -79,7 +79,7 @@ def test_a_failed_write_is_one_sentence_and_keeps_the_old_file(
 
 
 @pytest.mark.parametrize(("command", "option"), [("evaluate", "--hypotheses"),
-                                                 ("evaluate", "--json"), ("report", "--output")])
+                                                 ("evaluate", "--output"), ("report", "--output")])
 @pytest.mark.parametrize("side", ["val.de", "val.en"])
 def test_an_output_that_is_an_input_is_refused(command, option, side, deen_run, deen_data,
                                                tmp_path, capsys, no_loading):
@@ -96,9 +96,9 @@ def test_an_output_that_is_an_input_is_refused(command, option, side, deen_run, 
 def test_evaluate_outputs_in_one_file_are_refused(deen_run, deen_data, tmp_path, capsys,
                                                   no_loading):
     path = tmp_path / "out.json"
-    argv = commands(deen_run, deen_data, "--json", path)["evaluate"] + ["--hypotheses", path]
+    argv = commands(deen_run, deen_data, "--output", path)["evaluate"] + ["--hypotheses", path]
     error = one_line_error(capsys, argv)
-    assert f"--hypotheses {path} is the same file as --json {path}: give each output" in error
+    assert f"--hypotheses {path} is the same file as --output {path}: give each output" in error
 
 
 def test_plot_bad_suffix_is_refused_before_any_work(deen_run, tmp_path, capsys, no_loading):

@@ -71,11 +71,13 @@ def test_report_is_self_contained(dates_run, tmp_path, capsys):
     links = re.findall(r'(?:src|href)\s*=\s*["\']([^"\']*)', html)
     assert links and all(link.startswith("data:image/png;base64,") for link in links)
     assert "http://" not in html and "https://" not in html
-    for section in ("Configuration", "Curves", "train loss", "valid exact_match", "Scores",
-                    "nrefs:1|case:mixed", "BLEU by source length", "Alignment error rate",
-                    "sample 2:"):
+    for section in ("Configuration", "Training curves", "Loss per target token",
+                    "exact match", "Scores", "nrefs:1|case:mixed", "BLEU by source length",
+                    "Alignment error rate", "dates task gold val.align", "Samples"):
         assert section in html
-    assert "val.src" in html  # evaluated on the run's validation split
+    assert html.count('<th>reference</th>') == 2  # --samples 2
+    assert "val.src / val.tgt" in html  # evaluated on the run's validation split
+    assert str(dates_run) not in html and str(dates_run.parent) not in html
 
 
 def test_report_on_given_pairs_default_output(deen_run, deen_data, capsys):
@@ -83,3 +85,4 @@ def test_report_on_given_pairs_default_output(deen_run, deen_data, capsys):
             deen_data / "val.en", "--no-rwth")
     html = (deen_run / "report.html").read_text(encoding="utf-8")
     assert "Zwei Männer" in html and "Alignment error rate" not in html
+    assert "(val.de / " in html and str(deen_data) not in html

@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from attnlab.cli import main
+from attnlab.configs import config_path
 from attnlab.data import write_dates
 
-DATES_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "configs",
-                            "dates-bahdanau.yaml")
+DATES_CONFIG = str(config_path("dates-bahdanau"))
 TINY = {"model.encoder.embedding_dim": 8, "model.encoder.hidden_dim": 8,
         "model.decoder.embedding_dim": 8, "model.decoder.hidden_dim": 16,
         "model.decoder.attention.hidden_dim": 8,

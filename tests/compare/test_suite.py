@@ -10,6 +10,7 @@ from attnlab.cli import main
 from attnlab.compare import RunOptions, load_suite, shipped_suites
 from attnlab.compare.runner import check_suite, member_config
 from attnlab.compare.timing import training_cost
+from attnlab.configs import config_path
 from attnlab.errors import ConfigError, UserError
 
 SHIPPED = ("bottleneck", "captioning", "dates", "lstmn", "mechanisms")
@@ -62,10 +63,9 @@ def write_suite(tmp_path, **changes):
 @pytest.fixture
 def here(tmp_path, monkeypatch):
     """A working directory with configs/dates-bahdanau.yaml one level up from the suite."""
-    from pathlib import Path
-    config = Path(__file__).parents[2] / "configs" / "dates-bahdanau.yaml"
     (tmp_path / "configs").mkdir()
-    (tmp_path / "configs" / "dates-bahdanau.yaml").write_text(config.read_text())
+    (tmp_path / "configs" / "dates-bahdanau.yaml").write_text(
+        config_path("dates-bahdanau").read_text())
     suites = tmp_path / "suites"
     suites.mkdir()
     monkeypatch.chdir(tmp_path)

@@ -4,7 +4,6 @@ import json
 import random
 import shutil
 from functools import partial
-from pathlib import Path
 
 import pytest
 import torch
@@ -12,6 +11,7 @@ from PIL import Image
 
 from attnlab.cli import main
 from attnlab.config import load_config
+from attnlab.configs import config_path
 from attnlab.errors import ConfigError, DataError, UserError
 from attnlab.lm import (
     LanguageModelTask,
@@ -26,7 +26,6 @@ from attnlab.train.checkpoint import RunDir
 
 train_language_model = partial(run_experiment, LanguageModelTask)  # train a LanguageModelTask run
 
-CONFIGS = Path(__file__).parents[2] / "configs"
 NOUNS = "cat dog man woman child bird".split()
 VERBS = "sees chases likes feeds".split()
 
@@ -219,7 +218,7 @@ def test_bad_config_names_the_key(text_dir):
 def test_shipped_configs_have_equal_parameter_budgets():
     counts = {}
     for kind in ("lstmn", "lstm"):
-        path = CONFIGS / f"lm-multi30k-{kind}.yaml"
+        path = config_path(f"lm-multi30k-{kind}")
         config = load_config(path, LMRunConfig)
         assert config.model.kind == kind
         model = build_language_model(config.model, config.data.vocab_size,

@@ -3,7 +3,6 @@ its encoder's reading figure is drawn."""
 
 import json
 from functools import partial
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,6 +10,7 @@ from PIL import Image
 
 from attnlab.cli import main
 from attnlab.config import load_config
+from attnlab.configs import config_path
 from attnlab.data import write_dates
 from attnlab.models import build_model
 from attnlab.train import run_experiment
@@ -65,8 +65,7 @@ def test_reading_figure_of_the_encoder(trained, capsys):
 
 
 def test_shipped_config_builds():
-    config = load_config(Path(__file__).parents[2] / "configs" / "multi30k-lstmn-encoder.yaml",
-                         RunConfig)
+    config = load_config(config_path("multi30k-lstmn-encoder"), RunConfig)
     model = build_model(config.model, 50, 60, max_src_len=config.data.max_len + 1)
     src = torch.randint(4, 50, (2, 7))
     out = model(src, torch.ones(2, 7, dtype=torch.bool), torch.randint(4, 60, (2, 5)))

@@ -8,6 +8,7 @@ import torch
 
 from attnlab.cli import main
 from attnlab.config import load_config
+from attnlab.configs import config_path
 from attnlab.data import write_dates
 from attnlab.errors import CheckpointError, ConfigError, DataError
 from attnlab.train import run_experiment
@@ -105,11 +106,9 @@ def test_missing_data_is_one_clear_sentence(tmp_path, capsys):
                                   "multi30k-luong-location", "multi30k-local-m",
                                   "multi30k-local-p", "dates-bahdanau"])
 def test_shipped_configs_load_and_build(name):
-    from pathlib import Path
-
     from attnlab.models import build_model
 
-    config = load_config(Path(__file__).parents[2] / "configs" / f"{name}.yaml", RunConfig)
+    config = load_config(config_path(name), RunConfig)
     model = build_model(config.model, 50, 60, max_src_len=config.data.max_len + 1)
     src = torch.randint(4, 50, (2, 7))
     out = model(src, torch.ones(2, 7, dtype=torch.bool), torch.randint(4, 60, (2, 5)))

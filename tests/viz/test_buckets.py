@@ -34,3 +34,11 @@ def test_high_bleu_raises_the_axis_to_100():
 def test_every_bucket_needs_a_label_count_and_bleu():
     with pytest.raises(ValueError, match="one of each per bucket"):
         bleu_by_length_png(["0-9"], [1, 2], [3.0])
+
+
+def test_one_bucket_is_a_bar_as_wide_as_among_three():
+    axes, = bleu_by_length_figure(["0-9"], [20], [1.87]).axes
+    bar, = axes.patches
+    low, high = axes.get_xlim()
+    assert bar.get_width() / (high - low) == pytest.approx(0.6 / 3)
+    assert (low + high) / 2 == pytest.approx(0.0)  # centred

@@ -8,6 +8,7 @@ from PIL import Image
 
 from attnlab.viz import (
     alignment_figure,
+    alignment_matrix_figure,
     find_cjk_family,
     font_families,
     fonts,
@@ -75,6 +76,28 @@ def test_weight_matrix_has_colorbar(tmp_path):
     path = plot_weight_matrix(matrix, ["r1", "r2"], "abc", tmp_path / "m.png")
     assert path.stat().st_size > 1000
     assert len(matrix_figure(np.eye(2), "ab", "cd", colorbar=True).axes) == 2
+
+
+def test_alignment_has_a_colour_bar_and_named_axes():
+    figure = alignment_matrix_figure(weights(6, 5), GERMAN, ENGLISH,
+                                     axis_names=("source words", "output words"))
+    cells, bar = figure.axes
+    assert cells.get_xlabel() == "source words" and cells.get_ylabel() == "output words"
+    assert cells.xaxis.get_label_position() == "top"
+    assert bar.get_ylim() == (0.0, 1.0)  # the colour bar spans the weights' range
+
+
+def test_a_long_title_wraps_instead_of_widening(tmp_path):
+    """The title (sentence and translation) wraps at about the heatmap's width: the figure is
+    no wider than with a short title, and the title's lines are kept whole."""
+    sentence = " ".join(GERMAN * 3)
+    short = plot_alignment(weights(6, 5), GERMAN, ENGLISH, tmp_path / "a.png", title="x")
+    long = plot_alignment(weights(6, 5), GERMAN, ENGLISH, tmp_path / "b.png",
+                          title=f"{sentence}\n-> {' '.join(ENGLISH)}")
+    with Image.open(short) as a, Image.open(long) as b:
+        assert b.width <= a.width + 2 * 40 and b.height > a.height
+    title = matrix_figure(weights(6, 5), ENGLISH, GERMAN, title=sentence).axes[0].get_title()
+    assert title.replace("\n", " ") == sentence and title.count("\n") >= 1
 
 
 def test_umlauts_render_with_bundled_font_without_warning():

@@ -2,7 +2,7 @@
 (Xu et al. 2015). The model itself lives in attnlab.models (Captioner).
 
     attnlab data shapes --dest data/shapes
-    attnlab caption train configs/shapes-soft.yaml --run runs/shapes-soft
+    attnlab caption train shapes-soft --run runs/shapes-soft
     attnlab caption evaluate --run runs/shapes-soft
     attnlab caption plot --run runs/shapes-soft data/shapes/images/000010.png --output a.png
 """

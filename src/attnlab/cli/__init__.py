@@ -1,27 +1,81 @@
 """The `attnlab` command: parses arguments and calls library functions, nothing more.
 
 Each sub-command group lives in its own module with an `add_parser(subparsers)` function that
-registers it and sets `func` (called with the parsed arguments, returns an exit code).
+registers it and sets `func` (called with the parsed arguments, returns an exit code). The
+flags that commands reading a trained run share are written once, in options.py.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import sys
 
 from attnlab.errors import UserError
+from attnlab.version import __version__
 
-from . import caption, compare, data, demo, evaluate, lm, plot, report, serve, train, translate
+from . import (
+    caption,
+    compare,
+    config,
+    data,
+    demo,
+    evaluate,
+    export,
+    lm,
+    plot,
+    report,
+    serve,
+    train,
+    translate,
+)
 
 COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, report, lm, caption, compare,
-                  serve)
+                  serve, export, config)
+
+
+class SubCommands(argparse._SubParsersAction):
+    """Sub-commands whose parser, when given no description, describes itself with its help
+    line (so `attnlab X --help` always says what X does)."""
+
+    def add_parser(self, name, **kwargs):
+        if kwargs.get("description") is None and kwargs.get("help"):
+            help_line = kwargs["help"]
+            kwargs["description"] = help_line[0].upper() + help_line[1:] + "."
+        return super().add_parser(name, **kwargs)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a misspelt command or choice answered in one line with the closest one:
+    "attnlab: error: unknown command 'tranlsate'; did you mean 'translate'?" (exit 2)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", "parsers", SubCommands)
+        self._one_line_error = False
+
+    def _check_value(self, action, value):
+        if action.choices is None or value in action.choices:
+            return
+        choices = [str(choice) for choice in action.choices]
+        close = difflib.get_close_matches(str(value), choices, n=1)
+        hint = (f"did you mean {close[0]!r}?" if close
+                else f"choose from {', '.join(map(repr, choices))}")
+        self._one_line_error = True
+        if isinstance(action, argparse._SubParsersAction):
+            raise argparse.ArgumentError(None, f"unknown command {value!r}; {hint}")
+        raise argparse.ArgumentError(action, f"invalid choice {value!r}; {hint}")
+
+    def error(self, message):
+        if not self._one_line_error:
+            super().error(message)
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="attnlab", description="Train, compare and see attention mechanisms."
-    )
+    parser = Parser(prog="attnlab", description="Train, compare and see attention mechanisms.")
+    parser.add_argument("--version", action="version", version=f"attnlab {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an unexpected error (anywhere on the "
                         "command line)")

@@ -10,7 +10,8 @@ Reproduce one of the seed's claims: train every member of a SUITE (the same data
 settings, seed and number of updates for each) as an ordinary run directory DIR/<member>,
 score it, and write DIR/report.html (self-contained) and DIR/results.md.
 
-Suites (configs/compare/; or give your own suite YAML file):
+Suites (shipped with attnlab; `attnlab config show NAME` prints one; or give your own
+suite YAML file):
   mechanisms   no attention, Bahdanau, Luong dot/general/concat/location, local-m, local-p
                (Luong et al. 2015, Table 4, at CPU scale)
   bottleneck   no attention vs Bahdanau vs Luong general on Multi30k joined into long
@@ -48,7 +49,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--rwth", metavar="DIR",
                         help="the RWTH German-English gold alignments for AER (default: "
                         "$ATTNLAB_DATA/rwth-deen-gold when set)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars, while members train or are scored (there are "
+                        "none anyway when standard error is not a terminal)")
+    parser.add_argument("--no-progress", dest="quiet", action="store_true",
+                        help=argparse.SUPPRESS)  # its older name
     parser.set_defaults(func=run)
 
 
@@ -62,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
                          "give one of them")
     suite = load_suite(args.suite)
     options = RunOptions(data=args.data, scale=args.scale, rwth=args.rwth,
-                         progress=not args.no_progress)
+                         progress=not args.quiet)
     if not args.report:
         run_suite(suite, args.dir, options, only=args.only)
         if args.only:

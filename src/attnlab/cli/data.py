@@ -1,11 +1,11 @@
-"""`attnlab data {multi30k,multi30k-long,dates}`: fetch Multi30k, make its length-stress set,
-generate the dates task."""
+"""`attnlab data {multi30k,multi30k-long,rwth-gold,dates}`: fetch Multi30k, make its
+length-stress set, fetch the RWTH gold alignments, generate the dates task."""
 
 from __future__ import annotations
 
 import argparse
 
-from attnlab.data import dates, multi30k, multi30k_long
+from attnlab.data import dates, multi30k, multi30k_long, rwth
 
 from .caption import add_shapes_parser
 
@@ -32,6 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     fetch.add_argument("--base-url", default=multi30k.DEFAULT_URL, help="download from here")
     fetch.set_defaults(func=run_multi30k)
     add_long_parser(datasets)
+    add_rwth_parser(datasets)
 
     generate = datasets.add_parser(
         "dates",
@@ -49,6 +50,28 @@ def run_multi30k(args: argparse.Namespace) -> int:
     pair = multi30k.parse_pair(args.pair)
     multi30k.fetch_multi30k(args.dest, pair=pair, base_url=args.base_url, from_dir=args.from_dir)
     print(f"Multi30k {'-'.join(pair)} is in {args.dest}")
+    return 0
+
+
+def add_rwth_parser(datasets: argparse._SubParsersAction) -> None:
+    gold = datasets.add_parser(
+        "rwth-gold",
+        help="download the RWTH German-English gold word alignments (checksum-verified)",
+        description=f"Download test.de-en and deen.talp ({rwth.PAIRS} Europarl sentence pairs "
+        "with hand-made word alignments; Luong et al. 2015, Table 6) into --dest, for "
+        "`evaluate --rwth DIR` and `report --rwth DIR`; files already there with the right "
+        "checksum are kept.",
+    )
+    gold.add_argument("--dest", required=True, help="directory for the two files")
+    gold.add_argument("--from", dest="from_dir", metavar="DIR",
+                      help="copy a local copy of the files instead")
+    gold.add_argument("--base-url", default=rwth.DEFAULT_URL, help="download from here")
+    gold.set_defaults(func=run_rwth)
+
+
+def run_rwth(args: argparse.Namespace) -> int:
+    rwth.fetch_rwth_gold(args.dest, base_url=args.base_url, from_dir=args.from_dir)
+    print(f"RWTH German-English gold alignments are in {args.dest} (use --rwth {args.dest})")
     return 0
 
 

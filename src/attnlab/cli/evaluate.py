@@ -1,20 +1,15 @@
-"""`attnlab evaluate --run DIR --src F --ref F`: BLEU, chrF, BLEU by length, AER."""
+"""`attnlab evaluate --run DIR --src FILE --ref FILE`: BLEU, chrF, BLEU by length, AER."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from attnlab.files import check_outputs
 
-from .translate import add_decode_arguments, add_run_arguments
-
-if TYPE_CHECKING:
-    from attnlab.translation.alignment import GoldSet
-    from attnlab.translation.loading import TrainedRun
+from .options import add_quiet, add_run_arguments, check_task
+from .translate import add_decode_arguments
 
 
 def bucket_edges(text: str) -> tuple[float, ...]:
@@ -36,15 +31,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "evaluate", help="score a trained run: BLEU, chrF, BLEU by length, AER",
         description="Translate --src and score it against --ref: sacreBLEU BLEU (with its "
         "signature), chrF and lowercased 13a BLEU; BLEU by source length; and AER of the "
-        "attention while forced-decoding the reference, against the dates task's gold "
-        "(the .align file beside --src), --align-gold, and for a German-English run the RWTH "
-        "gold set (--rwth DIR, or $ATTNLAB_DATA/rwth-deen-gold).")
+        "attention while forced-decoding the reference, on the gold sets that apply: the dates "
+        "task's gold (the .align file beside --src) or --align-gold, and for a German-English "
+        "run the RWTH gold set (--rwth DIR, or $ATTNLAB_DATA/rwth-deen-gold). One line says "
+        "which gold sets are used, or why there is none.")
     add_run_arguments(parser)
     add_decode_arguments(parser)
-    parser.add_argument("--src", metavar="F", help="source lines, plain or .gz "
+    parser.add_argument("--src", metavar="FILE", help="source lines, plain or .gz "
                         "(default: the run's test split)")
-    parser.add_argument("--ref", metavar="F", help="reference lines, plain or .gz")
-    parser.add_argument("--align-gold", metavar="F",
+    parser.add_argument("--ref", metavar="FILE", help="reference lines, plain or .gz")
+    parser.add_argument("--align-gold", metavar="FILE",
                         help="gold alignments of the --src/--ref pairs")
     parser.add_argument("--align-format", choices=("pharaoh", "rwth"), default="pharaoh",
                         help="pharaoh: 0-based i-j; rwth: 1-indexed i-j sure, ipj possible")
@@ -55,44 +51,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-rwth", action="store_true", help="skip the RWTH gold set")
     parser.add_argument("--buckets", type=bucket_edges, default=None, metavar="EDGES",
                         help="source-length bucket edges in words (default 0,10,20,30,40,50)")
-    parser.add_argument("--bucket-plot", metavar="PNG", help="write the BLEU-by-length plot")
-    parser.add_argument("--json", metavar="OUT", help="write the results as JSON")
-    parser.add_argument("--hypotheses", metavar="F", help="write the translations")
+    parser.add_argument("--bucket-plot", metavar="FILE",
+                        help="write the BLEU-by-length plot (.png, .svg or .pdf)")
+    parser.add_argument("--output", metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--json", dest="output", help=argparse.SUPPRESS)  # its older name
+    parser.add_argument("--hypotheses", metavar="FILE", help="write the translations")
+    add_quiet(parser)
     parser.set_defaults(func=run)
-
-
-def golds(trained: TrainedRun, args: argparse.Namespace, sources: list[str],
-          references: list[str], src_path: Path) -> list[GoldSet]:
-    """The gold sets asked for: --align-gold, else the dates task's .align beside --src; then
-    the RWTH set (--rwth DIR, or $ATTNLAB_DATA's for a German-English run) unless --no-rwth."""
-    from attnlab.translation.alignment import gold_from_file
-    from attnlab.translation.golds import dates_gold, rwth_gold_for_run
-
-    if args.align_gold is not None:
-        pairs = gold_from_file(args.align_gold, sources, references,
-                               one_indexed=args.align_format == "rwth")
-    else:
-        pairs = dates_gold(trained, src_path, sources, references)
-    rwth = None if args.no_rwth else rwth_gold_for_run(trained, args.rwth)
-    return [gold for gold in (pairs, rwth) if gold is not None]
 
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.eval import DEFAULT_EDGES
     from attnlab.translation.evaluate import evaluate_run, read_pairs
+    from attnlab.translation.golds import choose_golds
     from attnlab.translation.loading import load_run
 
-    outputs = {"--bucket-plot": args.bucket_plot, "--json": args.json,
+    check_task(args.run, args.checkpoint, "evaluate")
+    outputs = {"--bucket-plot": args.bucket_plot, "--output": args.output,
                "--hypotheses": args.hypotheses}
     check_outputs({"--src": args.src, "--ref": args.ref, "--align-gold": args.align_gold},
                   outputs)  # before the evaluation, which may take minutes
     trained = load_run(args.run, args.checkpoint, args.device)
     sources, references, src_path = read_pairs(trained, args.src, args.ref)
-    evaluation = evaluate_run(trained, sources, references, beam=args.beam, alpha=args.alpha,
-                              edges=args.buckets or DEFAULT_EDGES,
-                              golds=golds(trained, args, sources, references, src_path))
+    golds = choose_golds(trained, src_path, sources, references, align_gold=args.align_gold,
+                         one_indexed=args.align_format == "rwth", rwth=args.rwth,
+                         use_rwth=not args.no_rwth)
     beam = args.beam or trained.config.decode.beam
     print(f"{trained.directory} ({trained.checkpoint} checkpoint, beam {beam}) on {src_path}")
+    print(golds.line(), flush=True)
+    evaluation = evaluate_run(trained, sources, references, beam=args.beam, alpha=args.alpha,
+                              batch_size=args.batch_size, edges=args.buckets or DEFAULT_EDGES,
+                              golds=golds.golds, progress=not args.quiet)
     print(evaluation.format())
     write_outputs(args, evaluation)
     return 0
@@ -107,10 +96,10 @@ def write_outputs(args: argparse.Namespace, evaluation) -> None:
         with atomic_output(args.bucket_plot, "wb") as file:
             file.write(buckets_png(evaluation.buckets))
         print(f"BLEU-by-length plot: {args.bucket_plot}")
-    if args.json:
-        with atomic_output(args.json) as file:
+    if args.output:
+        with atomic_output(args.output) as file:
             file.write(json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        print(f"results: {args.json}")
+        print(f"results: {args.output}")
     if args.hypotheses:
         with atomic_output(args.hypotheses) as file:
             file.writelines(hypothesis + "\n" for hypothesis in evaluation.hypotheses)

@@ -3,16 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import asdict
 
 from attnlab.errors import UserError
-from attnlab.files import check_output_path
+from attnlab.files import atomic_output, check_output_path
 
+from .options import (
+    add_batch_size,
+    add_output,
+    add_quiet,
+    add_run_arguments,
+    check_task,
+    plot_path,
+)
 from .train import add_train_arguments, run_training
+
+# The runs `lm plot` reads: language models, and translation models with an LSTMN encoder.
+READ_TASKS = ("language_model", "translation")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "lm", help="train and evaluate language models (LSTMN or LSTM); plot self-attention")
+        "lm", help="train and evaluate language models (LSTMN or LSTM); plot self-attention",
+        description="Language models: an LSTMN (Cheng et al. 2016) or a plain LSTM trained on "
+        "text, their perplexity, and the LSTMN's reading figure.")
     commands = parser.add_subparsers(dest="lm_command", required=True, metavar="COMMAND")
 
     train = commands.add_parser(
@@ -24,31 +39,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     train.set_defaults(func=run_train)
 
     evaluate = commands.add_parser(
-        "evaluate", help="perplexity of a trained language model on a text file")
-    evaluate.add_argument("--run", required=True, help="run directory")
-    evaluate.add_argument("--text", help="text file, one sentence a line (default: the run's "
-                          "data.test)")
-    evaluate.add_argument("--checkpoint", help="best or last (default: best if the run has it)")
-    evaluate.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
+        "evaluate", help="perplexity of a trained language model on a text file",
+        description="Per-token perplexity of a language-model run on a text file (one sentence "
+        "a line; every sentence's </s> counts), with the run's vocabulary.")
+    add_run_arguments(evaluate)
+    evaluate.add_argument("--text", metavar="FILE", help="text file, one sentence a line, plain "
+                          "or .gz (default: the run's data.test)")
+    add_batch_size(evaluate, default="the run's data.batch_size")
+    add_output(evaluate, "also write the result to FILE as JSON")
+    add_quiet(evaluate)
     evaluate.set_defaults(func=run_evaluate)
 
     plot = commands.add_parser(
         "plot", help="the LSTMN reading figure of a sentence and its weight matrix",
         description="One line per step: the current word in red, earlier words shaded in blue "
-        "by their attention weight; and the step x step weight matrix. RUN is a language "
-        "model or a translation model with an LSTMN encoder.")
+        "by their attention weight; and the step x step weight matrix. DIR is a language "
+        "model or a translation model with an LSTMN encoder. The figures go to DIR/plots/ "
+        "unless --output says otherwise; the paths written are printed.")
     add_plot_arguments(plot)
     plot.set_defaults(func=run_plot)
 
 
 def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
     """The self-attention figure's arguments; reusable by another command group."""
-    parser.add_argument("--run", required=True, help="run directory")
-    parser.add_argument("sentence", help="the sentence to read")
-    parser.add_argument("--output", help="reading figure (default: RUN/self-attention.png)")
-    parser.add_argument("--matrix", help="weight matrix (default: OUTPUT with -matrix)")
-    parser.add_argument("--layer", type=int, default=-1, help="layer to show (default: top)")
-    parser.add_argument("--checkpoint", help="best or last (default: best if the run has it)")
+    add_run_arguments(parser)
+    parser.add_argument("sentence", metavar="SENTENCE", help="the sentence to read")
+    add_output(parser, "reading figure, .png, .svg or .pdf (default: "
+               "DIR/plots/self-attention.png)")
+    parser.add_argument("--matrix", metavar="FILE",
+                        help="weight matrix (default: the --output file's name with -matrix)")
+    parser.add_argument("--layer", type=int, default=-1, metavar="L",
+                        help="layer to show, from 0 (default: the top one)")
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -60,9 +81,17 @@ def run_train(args: argparse.Namespace) -> int:
 def run_evaluate(args: argparse.Namespace) -> int:
     from attnlab.lm.evaluate import evaluate_perplexity
 
+    check_task(args.run, args.checkpoint, "lm evaluate", ("language_model",))
+    if args.output:
+        check_output_path(args.output)  # before the model is loaded and run
     result = evaluate_perplexity(args.run, args.text, checkpoint=args.checkpoint,
-                                 batch_size=args.batch_size)
+                                 batch_size=args.batch_size, device=args.device,
+                                 progress=not args.quiet)
     print(result.summary())
+    if args.output:
+        with atomic_output(args.output) as file:
+            file.write(json.dumps(asdict(result), indent=1) + "\n")
+        print(f"result: {args.output}")
     return 0
 
 
@@ -73,7 +102,9 @@ def run_plot(args: argparse.Namespace) -> int:
     from attnlab.train import run_task
     from attnlab.translation.reading import read_run as read_translation_run
 
-    for path in (args.output, args.matrix):
+    check_task(args.run, args.checkpoint, "lm plot", READ_TASKS)
+    output = plot_path(args.output, args.run, "self-attention.png")
+    for path in (output, args.matrix):
         if path is not None:
             check_output_path(path)  # before the model is loaded
     readers = {"translation": read_translation_run, "language_model": read_language_model_run}
@@ -81,7 +112,7 @@ def run_plot(args: argparse.Namespace) -> int:
     if task not in readers:
         raise UserError(f"{args.run} holds a {task!r} model; expected a language model or a "
                         f"translation model with an LSTMN encoder")
-    reading = readers[task](args.run, args.sentence, args.checkpoint)
-    figure, matrix = plot_reading_to(reading, args.run, args.output, args.matrix, args.layer)
-    print(f"wrote {figure} and {matrix}")
+    reading = readers[task](args.run, args.sentence, args.checkpoint, args.device)
+    figure, matrix = plot_reading_to(reading, args.run, output, args.matrix, args.layer)
+    print(f"reading figure: {figure}\nweight matrix: {matrix}")
     return 0

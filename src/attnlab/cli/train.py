@@ -1,4 +1,4 @@
-"""`attnlab train CONFIG.yaml`: train a translation model."""
+"""`attnlab train CONFIG`: train a translation model from a YAML file or a shipped config."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     """CONFIG, --run, --set, --resume, --overwrite, --no-progress: shared by every `... train`
     command."""
-    parser.add_argument("config", nargs="?", help="YAML config (optional with --resume)")
+    parser.add_argument("config", nargs="?", metavar="CONFIG",
+                        help="a YAML config file, or the name of a shipped config (attnlab "
+                        "config list); optional with --resume")
     parser.add_argument("--run", help="run directory (default: runs/<config name>)")
     parser.add_argument("--set", dest="overrides", action="append", default=[],
                         metavar="KEY=VALUE", help="override a config value, e.g. train.lr=5e-4")
@@ -38,14 +40,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_training(args: argparse.Namespace, command: str, config_cls: type, task_class) -> int:
-    """The body of every `... train` command: the config (CONFIG.yaml, or the run's own when
-    resuming), then attnlab.train.run_experiment(task_class, config, run_dir)."""
+    """The body of every `... train` command: the config (a YAML file, a shipped config's name,
+    or the run's own when resuming), then attnlab.train.run_experiment(task_class, config,
+    run_dir)."""
+    from attnlab.configs import config_file
     from attnlab.train import experiment_config, run_experiment
 
     if args.config is None and args.run is None:
-        raise SystemExit(f"{command}: give CONFIG.yaml, or --run DIR with --resume")
-    run_dir = args.run or str(Path("runs") / Path(args.config).stem)
-    config = experiment_config(config_cls, args.config, run_dir, args.overrides, args.resume)
+        raise SystemExit(f"{command}: give CONFIG (a YAML file or a shipped config's name), or "
+                         f"--run DIR with --resume")
+    path = None if args.config is None else str(config_file(args.config))
+    run_dir = args.run or str(Path("runs") / Path(path).stem)
+    config = experiment_config(config_cls, path, run_dir, args.overrides, args.resume)
     result = run_experiment(task_class, config, run_dir, resume=args.resume,
                             overwrite=args.overwrite, progress=not args.no_progress)
     print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")

@@ -1,9 +1,6 @@
-"""`attnlab translate --run DIR`: translate stdin or a file line by line, with alignments.
-
-Also holds the options every command that loads a trained run shares (--run, --checkpoint,
---device, --beam, --alpha). Every such command calls `attnlab.files.check_outputs` on its
-output paths before it loads anything.
-"""
+"""`attnlab translate --run DIR`: translate stdin or a file line by line, with alignments, an
+n-best list, or at an interactive prompt. (The flags shared with the other commands that read a
+trained run are in options.py.)"""
 
 from __future__ import annotations
 
@@ -17,31 +14,31 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from attnlab.errors import DataError
+from attnlab.errors import DataError, UserError
 from attnlab.files import check_outputs
 
+from .options import (
+    add_batch_size,
+    add_beam,
+    add_quiet,
+    add_run_arguments,
+    check_task,
+    positive_int,
+)
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def add_run_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    parser.add_argument("--run", required=required, metavar="DIR",
-                        help="run directory written by attnlab train")
-    parser.add_argument("--checkpoint", choices=("best", "last"),
-                        help="weights to load (default: best if the run has it, else last)")
-    parser.add_argument("--device", default="auto",
-                        help="cpu, cuda, cuda:N, or auto (default: a GPU when there is one)")
+HISTORY = "~/.attnlab_history"  # what was typed at the prompt, for the next session too
 
 
 def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--beam", type=positive_int, metavar="K",
-                        help="beam size, 1 = greedy (default: the run's decode.beam)")
+    """--beam K, --alpha A, --batch-size N."""
+    add_beam(parser)
     parser.add_argument("--alpha", type=float, metavar="A",
                         help="GNMT length penalty alpha (default: the run's decode.alpha)")
+    add_batch_size(parser)
+
+
+def output_format(text: str) -> str:
+    return "text" if text == "pharaoh" else text  # "pharaoh": the name it had before "text"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -49,25 +46,30 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "translate", help="translate text with a trained run",
         description="Translate stdin (or --input) line by line: line i of the output is the "
         "translation of input line i, and an empty line stays empty. From a terminal each line "
-        "is answered as soon as it is typed; otherwise lines are decoded in length-sorted "
-        "batches.")
+        "is answered as soon as it is typed, at a '> ' prompt with line editing and history "
+        f"({HISTORY}; Ctrl-D ends); otherwise lines are decoded in length-sorted batches.")
     add_run_arguments(parser)
     add_decode_arguments(parser)
-    parser.add_argument("--input", metavar="F", help="input file, UTF-8 (default: stdin)")
-    parser.add_argument("--output", metavar="F",
+    parser.add_argument("--input", metavar="FILE", help="input file, UTF-8 (default: stdin)")
+    parser.add_argument("--output", metavar="FILE",
                         help="output file, written whole when the input is done, so a failed "
-                        "or interrupted run leaves the old F (default: stdout, line by line)")
-    parser.add_argument("--alignments", metavar="F",
-                        help="also write one alignment line per input line to F (whole, at "
-                        "the end)")
-    parser.add_argument("--format", choices=("pharaoh", "json"), default="pharaoh",
-                        help="pharaoh: 0-based 'source-target' links, each target word to its "
-                        "most attended source word (characters for a character-level run); "
-                        "json: pieces, words, both attention matrices, score (default pharaoh)")
-    parser.add_argument("--batch-size", type=positive_int, metavar="N",
-                        help="sentences per batch (default: the run's decode.batch_size)")
+                        "or interrupted run leaves the old FILE (default: stdout, line by line)")
+    parser.add_argument("--alignments", metavar="FILE",
+                        help="also write one alignment line per input line to FILE (whole, at "
+                        "the end; of the best hypothesis with --nbest)")
+    parser.add_argument("--nbest", type=positive_int, metavar="K",
+                        help="the K best translations of each line (K at most the beam), in "
+                        "Moses n-best form 'i ||| translation ||| score' (i: the input line, "
+                        "from 0; score: length-normalised log-probability), best first")
+    parser.add_argument("--format", type=output_format, choices=("text", "json"), default="text",
+                        help="text: --alignments as Pharaoh lines of 0-based 'source-target' "
+                        "links, each target word to its most attended source word (characters "
+                        "for a character-level run), --nbest as Moses lines; json: one object a "
+                        "line: for --alignments pieces, words, both attention matrices and "
+                        "score, for --nbest the line's list of hypotheses (default text)")
     parser.add_argument("--interactive", action="store_true",
                         help="answer each line at once even when stdin is not a terminal")
+    add_quiet(parser)
     parser.set_defaults(func=run)
 
 
@@ -80,6 +82,43 @@ def read_lines(stream: BinaryIO, name: str) -> Iterator[str]:
         yield decode_line(raw, name, number)
 
 
+def prompt_lines(prompt: str = "> ") -> Iterator[str]:
+    """Lines typed at a terminal after `prompt`, with line editing and a history kept in
+    ~/.attnlab_history (when Python has readline; a history that cannot be read or written is
+    no error). Ctrl-D ends the input."""
+    try:
+        import readline
+    except ImportError:  # Python built without it: plain input()
+        readline = None
+    history = os.path.expanduser(HISTORY)
+    if readline is not None:
+        with contextlib.suppress(OSError):
+            readline.read_history_file(history)
+        readline.set_history_length(1000)
+    try:
+        for number in range(1, sys.maxsize):
+            try:
+                yield input(prompt)
+            except EOFError:
+                print()  # leave the terminal on a fresh line after the prompt
+                return
+            except UnicodeDecodeError:
+                raise DataError(f"<stdin> line {number}: invalid UTF-8") from None
+    finally:
+        if readline is not None:
+            with contextlib.suppress(OSError):
+                readline.write_history_file(history)
+
+
+def count_lines(path: str) -> int:
+    """Lines of a file as read_lines yields them (a last line without "\\n" counts)."""
+    count, last = 0, b"\n"
+    with open(path, "rb") as file:
+        while chunk := file.read(1 << 20):
+            count, last = count + chunk.count(b"\n"), chunk[-1:]
+    return count + (last != b"\n")
+
+
 def _standard_input() -> int | None:
     """The descriptor standard input reads, when it has one (not under a test's replacement)."""
     try:
@@ -88,40 +127,62 @@ def _standard_input() -> int | None:
         return None
 
 
+def _is_terminal(stream) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
+
+
 def run(args: argparse.Namespace) -> int:
     from attnlab.files import atomic_output
+    from attnlab.train.progress import progress_bar, wanted
     from attnlab.translation.loading import load_run
 
+    check_task(args.run, args.checkpoint, "translate")
     if args.input is not None and Path(args.input).is_dir():
         raise DataError(f"--input {args.input} is a folder, not a file")
     if args.input is not None and not Path(args.input).exists():
         raise DataError(f"input file not found: {args.input}")
+    if args.nbest is not None and args.beam is not None and args.nbest > args.beam:
+        raise UserError(f"--nbest {args.nbest} is more than --beam {args.beam}")
     inputs = ({"--input": args.input} if args.input is not None
               else {"standard input": _standard_input()})
     check_outputs(inputs, {"--output": args.output, "--alignments": args.alignments})
     trained = load_run(args.run, args.checkpoint, args.device)
     if args.alignments and not trained.has_attention:
         raise DataError("this model has no attention, so it cannot write --alignments")
-    interactive = args.interactive or (args.input is None and sys.stdin.isatty())
+    beam = args.beam or trained.config.decode.beam
+    if args.nbest is not None and args.nbest > beam:
+        raise UserError(f"--nbest {args.nbest} is more than the run's beam size {beam}; give "
+                        f"--beam {args.nbest} or more")
+    terminal = args.input is None and _is_terminal(sys.stdin)
+    interactive = args.interactive or terminal
+    # A bar only while a file is written: a terminal or a pipe on stdout shows the lines.
+    show = bool(args.output) and not interactive and not args.quiet
+    total = count_lines(args.input) if args.input is not None and wanted(show) else None
+    bar = progress_bar(total, "translating", enabled=show, unit="line")
     with contextlib.ExitStack() as stack:
+        stack.enter_context(bar)
         source = (stack.enter_context(open(args.input, "rb")) if args.input
                   else sys.stdin.buffer)
+        lines = (prompt_lines() if terminal and _is_terminal(sys.stdout)
+                 else read_lines(source, args.input or "<stdin>"))
         # Files are written whole at the end (an interrupted run leaves the old one); stdout
         # streams, one flushed line per answer.
         output = stack.enter_context(atomic_output(args.output)) if args.output else sys.stdout
         alignments = (stack.enter_context(atomic_output(args.alignments)) if args.alignments
                       else None)
         try:
-            _translate(trained, args, read_lines(source, args.input or "<stdin>"), output,
-                       alignments, pool_size=1 if interactive else None)
+            _translate(trained, args, lines, output, alignments,
+                       pool_size=1 if interactive else None, tick=bar.update)
         except BrokenPipeError:  # the reader went away (| head): stop quietly, like cat
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 def _translate(trained, args, lines: Iterator[str], output: TextIO, alignments: TextIO | None,
-               pool_size: int | None) -> None:
-    """Write each translation (and alignment line) as soon as its pool is decoded."""
+               pool_size: int | None, tick) -> None:
+    """Write each translation (or n-best list, and alignment line) as soon as its pool is
+    decoded."""
     from attnlab.translation.alignment import argmax_links, pharaoh_line
     from attnlab.translation.records import alignment_record
 
@@ -132,17 +193,37 @@ def _translate(trained, args, lines: Iterator[str], output: TextIO, alignments: 
             pending.append(line)
             yield line
 
-    results = trained.translate(remember(), beam=args.beam, alpha=args.alpha,
-                                batch_size=args.batch_size, pool_size=pool_size)
-    for number, result in enumerate(results, start=1):
+    settings = {"beam": args.beam, "alpha": args.alpha, "batch_size": args.batch_size,
+                "pool_size": pool_size, "tick": tick}
+    if args.nbest is None:
+        found = ([result] for result in trained.translate(remember(), **settings))
+    else:
+        found = trained.translate_n_best(remember(), args.nbest, **settings)
+    for number, results in enumerate(found, start=1):
         source = pending.popleft()
-        output.write(result.text + "\n")
+        output.write(_answer(number, source, results, args) + "\n")
         if output is sys.stdout:
             output.flush()
         if alignments is None:
             continue
         if args.format == "json":
-            record = alignment_record(number, source, result, characters=trained.character_level)
+            record = alignment_record(number, source, results[0],
+                                      characters=trained.character_level)
             alignments.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
-            alignments.write(pharaoh_line(argmax_links(result, trained.character_level)) + "\n")
+            links = argmax_links(results[0], trained.character_level)
+            alignments.write(pharaoh_line(links) + "\n")
+
+
+def _answer(number: int, source: str, results: list, args: argparse.Namespace) -> str:
+    """The output for input line `number` (from 1): its translation; with --nbest its
+    hypotheses as Moses n-best lines, or one JSON object listing them."""
+    if args.nbest is None:
+        return results[0].text
+    if args.format == "json":
+        hypotheses = [{"translation": result.text, "score": result.score,
+                       "log_prob": result.log_prob} for result in results]
+        return json.dumps({"line": number, "source": source, "hypotheses": hypotheses},
+                          ensure_ascii=False)
+    return "\n".join(f"{number - 1} ||| {result.text} ||| {result.score:.4f}"
+                     for result in results)

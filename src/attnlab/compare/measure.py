@@ -31,8 +31,8 @@ ATTENTION_ROWS = {
 }
 
 
-def translation_scores(run_dir: Path, suite: Suite, rwth: str | os.PathLike | None
-                       ) -> dict:
+def translation_scores(run_dir: Path, suite: Suite, rwth: str | os.PathLike | None,
+                       progress: bool = False) -> dict:
     from attnlab.translation import load_run
     from attnlab.translation.evaluate import evaluate_run, read_pairs
     from attnlab.translation.golds import dates_gold, rwth_gold_for_run
@@ -50,7 +50,7 @@ def translation_scores(run_dir: Path, suite: Suite, rwth: str | os.PathLike | No
     if edges[-1] != math.inf:
         edges += (math.inf,)   # the last bucket is open: "50+"
     evaluation = evaluate_run(run, sources, references, beam=options.get("beam", 5),
-                              edges=edges, golds=golds)
+                              edges=edges, golds=golds, progress=progress)
     summary = evaluation.to_dict()
     decoder = run.config.model.decoder.kind
     check = _row_check(run, golds[0]) if golds and run.has_attention else None
@@ -103,12 +103,12 @@ def _translation_example(run, sentence: str) -> dict | None:
             "target_tokens": tokens[1], "weights": np.asarray(tokens[2]).round(4).tolist()}
 
 
-def lm_scores(run_dir: Path, suite: Suite) -> dict:
+def lm_scores(run_dir: Path, suite: Suite, progress: bool = False) -> dict:
     from attnlab.lm import read_run
     from attnlab.lm.evaluate import evaluate_perplexity
     from attnlab.lm.loading import load_language_model
 
-    result = evaluate_perplexity(run_dir)
+    result = evaluate_perplexity(run_dir, progress=progress)
     trained = load_language_model(run_dir, result.checkpoint)
     example = None
     if suite.example and trained.config.model.kind == "lstmn":
@@ -120,11 +120,12 @@ def lm_scores(run_dir: Path, suite: Suite) -> dict:
             "details": asdict(result)}
 
 
-def captioning_scores(run_dir: Path, suite: Suite) -> dict:
+def captioning_scores(run_dir: Path, suite: Suite, progress: bool = False) -> dict:
     from attnlab.captioning import evaluate_split, load_trained
 
     trained = load_trained(run_dir)
-    metrics, signature, images = evaluate_split(trained, limit=suite.evaluate.get("limit"))
+    metrics, signature, images = evaluate_split(trained, limit=suite.evaluate.get("limit"),
+                                                progress=progress)
     return {"scores": {name: float(value) for name, value in metrics.items()},
             "signature": signature, "images": images,
             "parameters": _parameters(trained.model), "checkpoint": "best"}
@@ -140,9 +141,10 @@ MAIN_SCORE = {"translation": "bleu", "lm": "perplexity", "captioning": "bleu4"}
 
 
 def member_scores(task: str, run_dir: Path, suite: Suite,
-                  rwth: str | os.PathLike | None = None) -> dict:
+                  rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
+    """The member's scores; `progress`: bars on a terminal while it decodes and aligns."""
     if task == "translation":
-        return translation_scores(run_dir, suite, rwth)
+        return translation_scores(run_dir, suite, rwth, progress)
     if task == "lm":
-        return lm_scores(run_dir, suite)
-    return captioning_scores(run_dir, suite)
+        return lm_scores(run_dir, suite, progress)
+    return captioning_scores(run_dir, suite, progress)

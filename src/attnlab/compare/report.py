@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import json
 import platform
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -92,7 +92,7 @@ def report_page(suite: Suite, records: list[dict], missing: list[str], command: 
 
 
 def _header(suite: Suite, records: list[dict], missing: list[str], command: str) -> str:
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"<p><b>Claim.</b> {html.escape(suite.claim)}</p>" if suite.claim else "",
              f"<p><b>Made by</b> <code>{html.escape(command)}</code> on {when}; "
              f"{html.escape(platform.processor() or platform.machine())}, "

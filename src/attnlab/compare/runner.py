@@ -30,7 +30,8 @@ RECORD = "compare.json"
 @dataclass
 class RunOptions:
     """data: the data folder for every member (default the suite's); scale: multiply every
-    update budget (e.g. 4 on a GPU); rwth: folder of the RWTH gold alignments."""
+    update budget (e.g. 4 on a GPU); rwth: folder of the RWTH gold alignments; progress: bars
+    on a terminal while members train and are scored."""
 
     data: str | None = None
     scale: float = 1.0
@@ -151,7 +152,7 @@ def score_member(suite: Suite, member: Member, run_dir: Path, options: RunOption
               "paper_row": member.paper_row, "updates": cost.updates,
               "minutes": round(cost.minutes, 3), "ms_per_update": cost.ms_per_update,
               "curve": cost.curve, "threads": os.environ.get("OMP_NUM_THREADS")}
-    record.update(member_scores(suite.task, run_dir, suite, options.rwth))
+    record.update(member_scores(suite.task, run_dir, suite, options.rwth, options.progress))
     return record
 
 

@@ -1,7 +1,8 @@
 """A comparison suite: a named list of members, each an experiment config plus overrides, all
 trained on the same data, vocabulary settings, seed and number of updates.
 
-A suite is a small YAML file (the shipped ones are in `configs/compare/`):
+A suite is a small YAML file (the shipped ones are package data, attnlab/configs/compare/;
+`attnlab config list` names them):
 
     name: bottleneck
     task: translation            # translation | lm | captioning
@@ -36,12 +37,12 @@ from pathlib import Path
 
 import yaml
 
+from attnlab import configs
 from attnlab.errors import ConfigError
 
 TASKS = ("translation", "lm", "captioning")
-SUITE_FOLDER = Path("configs") / "compare"
-# The shipped suites, found from a source checkout whatever the working directory.
-SHIPPED = Path(__file__).resolve().parents[3] / SUITE_FOLDER
+# The shipped suites: package data, found from a checkout or an installed wheel alike.
+SHIPPED = configs.SUITE_FOLDER
 SUITE_KEYS = {"name", "task", "title", "claim", "paper", "data", "make_data", "set", "evaluate",
               "members", "example", "scale_note"}
 MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row"}
@@ -79,8 +80,7 @@ class Suite:
     @property
     def argument(self) -> str:
         """How `attnlab compare` names this suite: a shipped one by its name, else its file."""
-        shipped = {folder.resolve() for folder in (SUITE_FOLDER, SHIPPED) if folder.is_dir()}
-        return self.name if self.path.parent.resolve() in shipped else str(self.path)
+        return self.name if self.path.parent.resolve() == SHIPPED else str(self.path)
 
     def member(self, name: str) -> Member:
         for member in self.members:
@@ -112,9 +112,8 @@ def data_overrides(task: str, folder: str) -> dict:
 
 
 def shipped_suites() -> list[str]:
-    """The names of the suites in configs/compare (of the checkout, or the working directory)."""
-    folders = [folder for folder in (SUITE_FOLDER, SHIPPED) if folder.is_dir()]
-    return sorted({path.stem for folder in folders for path in folder.glob("*.yaml")})
+    """The names of the shipped suites."""
+    return configs.suite_names()
 
 
 def find_suite(name_or_path: str) -> Path:
@@ -124,11 +123,9 @@ def find_suite(name_or_path: str) -> Path:
         if not path.is_file():
             raise ConfigError(f"suite file not found: {path}")
         return path
-    for folder in (SUITE_FOLDER, SHIPPED):
-        candidate = folder / f"{name_or_path}.yaml"
-        if candidate.is_file():
-            return candidate
     names = shipped_suites()
+    if name_or_path in names:
+        return SHIPPED / f"{name_or_path}.yaml"
     close = difflib.get_close_matches(name_or_path, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise ConfigError(f"no suite named {name_or_path!r} (suites: {', '.join(names) or 'none'})"

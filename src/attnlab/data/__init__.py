@@ -12,6 +12,7 @@ from .corpus import FilterReport, count_words, filter_pairs, read_lines, read_pa
 from .dates import DateExample, generate_dates, write_dates
 from .multi30k import fetch_multi30k
 from .multi30k_long import make_long_multi30k
+from .rwth import fetch_rwth_gold
 from .vocab import (
     BOS_ID,
     EOS_ID,
@@ -32,4 +33,5 @@ __all__ = [
     "BOS_ID", "EOS_ID", "PAD_ID", "SPECIAL_PIECES", "UNK_ID", "VOCAB_KINDS",
     "SentencePieceVocab", "TokenVocab", "Vocab", "build_vocab", "load_vocab",
     "DateExample", "generate_dates", "write_dates", "fetch_multi30k", "make_long_multi30k",
+    "fetch_rwth_gold",
 ]

@@ -12,30 +12,25 @@ multi30k/dataset repository, `data/task1/raw/`:
 
 `fetch_multi30k` puts the six files of one language pair in a directory and returns their paths.
 Every file is checked against `SHA256`, so a changed upstream file or a damaged download is an
-error, never silently different data.
+error, never silently different data (attnlab.data.download does the fetching).
 """
 
 from __future__ import annotations
 
-import hashlib
-import http.client
 import os
-import shutil
-import tempfile
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import BinaryIO
 
-from attnlab.errors import ConfigError, DataError
-from attnlab.files import writing
+from attnlab.errors import ConfigError
+
+from .download import fetch_files, sha256_of
+
+__all__ = ["DEFAULT_URL", "LANGUAGES", "SHA256", "SPLITS", "check_pair", "fetch_multi30k",
+           "file_name", "parse_pair", "sha256_of"]
 
 DEFAULT_URL = "https://raw.githubusercontent.com/multi30k/dataset/master/data/task1/raw"
 SPLITS = ("train", "val", "test_2016_flickr")
 LANGUAGES = ("cs", "de", "en", "fr")
-TIMEOUT_S = 60  # per network operation, not per file: a slow but live server still finishes
 
 # SHA-256 of the public files (multi30k/dataset master, data/task1/raw), computed once from a copy.
 SHA256 = {
@@ -52,9 +47,6 @@ SHA256 = {
     "test_2016_flickr.en.gz": "611d361c6334bc7246101d48097c13cf5c4413c5befc793cc629934359d532d9",
     "test_2016_flickr.fr.gz": "6d326e188d259fb1d04ac19eae3af956559b3a0b93d7635e56c90987c40c8b90",
 }
-
-# What can go wrong on the wire; local disk errors are not in here and keep their traceback.
-_NETWORK_ERRORS = (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError)
 
 
 def file_name(split: str, language: str) -> str:
@@ -79,14 +71,6 @@ def parse_pair(text: str) -> tuple[str, str]:
     return check_pair(text.strip().lower().split("-"))
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while chunk := stream.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def fetch_multi30k(
     dest: str | os.PathLike,
     *,
@@ -103,91 +87,13 @@ def fetch_multi30k(
     copied from a local copy, which is first checked whole (every file present, every digest
     right) so a bad copy changes nothing. `from_dir` may be `dest` itself: the files are then
     used in place. `progress` gets one line per file (None: silent).
-    Raises DataError for a failed download, a digest mismatch or an incomplete local copy.
+    Raises DataError for a failed download, a digest mismatch or an incomplete local copy; nothing
+    in `dest` changes then (see attnlab.data.download).
     """
     pair = check_pair(pair)
-    names = [file_name(split, language) for split in SPLITS for language in pair]
-    if from_dir is not None:
-        _check_local_copy(Path(from_dir), names)
-    dest = Path(dest)
-    paths = {}
-    with writing(dest):  # a full disk or a read-only folder: one sentence naming dest
-        dest.mkdir(parents=True, exist_ok=True)
-        for split in SPLITS:
-            for language in pair:
-                name = file_name(split, language)
-                paths[split, language] = dest / name
-                line = _fetch_one(name, dest / name, base_url, from_dir)
-                if progress is not None:
-                    progress(line)
-    return paths
-
-
-def _fetch_one(name: str, path: Path, base_url: str, from_dir: str | os.PathLike | None) -> str:
-    """Make `path` a good copy of `name`; return the progress line saying how."""
-    cached = path.is_file()
-    if cached and sha256_of(path) == SHA256[name]:
-        return f"{name}: cached in {path.parent}"
-    if from_dir is not None:
-        with _replacing(path) as out, open(Path(from_dir) / name, "rb") as stream:
-            shutil.copyfileobj(stream, out)
-        return f"{name}: copied from {from_dir}"
-    with _replacing(path) as out:
-        size = _download(f"{base_url.rstrip('/')}/{name}", name, out)
-    again = " again (the cached copy was damaged)" if cached else ""
-    return f"{name}: downloaded{again}, {size:,} bytes"
-
-
-def _check_local_copy(directory: Path, names: list[str]) -> None:
-    if not directory.is_dir():
-        raise DataError(f"--from {directory}: no such directory")
-    missing = [name for name in names if not (directory / name).is_file()]
-    if missing:
-        raise DataError(f"--from {directory}: missing {', '.join(missing)}")
-    for name in names:
-        actual = sha256_of(directory / name)
-        if actual != SHA256[name]:
-            raise DataError(
-                f"--from {directory}: {name} has SHA-256 {actual}, expected {SHA256[name]}"
-            )
-
-
-@contextmanager
-def _replacing(path: Path) -> Iterator[BinaryIO]:
-    """A temporary file beside `path`, renamed onto it only if the block succeeds, so an
-    interrupted or failed fetch never leaves a half file under the real name."""
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            yield out
-        os.replace(temp_name, path)
-    finally:
-        Path(temp_name).unlink(missing_ok=True)  # nothing left to remove after the rename
-
-
-def _download(url: str, name: str, out: BinaryIO) -> int:
-    """Stream `url` into `out`, hashing as it goes; raise DataError on failure or bad digest."""
-    digest = hashlib.sha256()
-    try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:
-            while chunk := response.read(1 << 16):
-                digest.update(chunk)
-                out.write(chunk)
-    except urllib.error.HTTPError as error:
-        raise DataError(
-            f"could not download {url}: HTTP {error.code} {error.reason}; check --base-url, "
-            f"or use --from DIR with a local copy of the Multi30k files"
-        ) from None
-    except _NETWORK_ERRORS as error:
-        reason = getattr(error, "reason", None) or error
-        raise DataError(
-            f"could not download {url} ({reason}); without network access, "
-            f"use --from DIR with a local copy of the Multi30k files"
-        ) from None
-    actual = digest.hexdigest()
-    if actual != SHA256[name]:
-        raise DataError(
-            f"downloaded {name} from {url} has SHA-256 {actual}, expected {SHA256[name]}; "
-            f"the server's file is not the known Multi30k release"
-        )
-    return out.tell()
+    names = {(split, language): file_name(split, language) for split in SPLITS
+             for language in pair}
+    paths = fetch_files(dest, {name: SHA256[name] for name in names.values()},
+                        base_url=base_url, from_dir=from_dir, dataset="Multi30k",
+                        progress=progress)
+    return {key: paths[name] for key, name in names.items()}

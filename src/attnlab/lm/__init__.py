@@ -1,6 +1,6 @@
 """Language modelling, a recipe on the library: next-word prediction with an LSTMN or an LSTM.
 
-    config = load_config("configs/lm-multi30k-lstmn.yaml", LMRunConfig)
+    config = load_config(config_path("lm-multi30k-lstmn"), LMRunConfig)  # attnlab.configs
     run_experiment(LanguageModelTask, config, "runs/lm-lstmn")      # attnlab.train
     evaluate_perplexity("runs/lm-lstmn", "data/multi30k/test_2016_flickr.en.gz")
     plot_run_self_attention("runs/lm-lstmn", "A man in a blue shirt is standing on a ladder .")

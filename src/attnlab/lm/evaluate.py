@@ -8,6 +8,7 @@ from pathlib import Path
 
 from attnlab.data import read_lines
 from attnlab.errors import ConfigError, DataError
+from attnlab.train.progress import progress_bar
 from attnlab.train.validation import perplexity
 
 from .corpus import encode_text
@@ -35,10 +36,12 @@ class PerplexityResult:
 
 
 def evaluate_perplexity(run_dir: str | os.PathLike, text: str | os.PathLike | None = None, *,
-                        checkpoint: str | None = None, batch_size: int = 64,
-                        device: str = "cpu") -> PerplexityResult:
+                        checkpoint: str | None = None, batch_size: int | None = None,
+                        device: str = "cpu", progress: bool = False) -> PerplexityResult:
     """Per-token perplexity of the run's model (`best`, else `last`) on the file `text` (plain
-    or `.gz`, one sentence a line; default: the run's data.test), with the run's vocabulary."""
+    or `.gz`, one sentence a line; default: the run's data.test), with the run's vocabulary,
+    `batch_size` sentences a batch (default: the run's data.batch_size, as validation reads);
+    `progress`: a bar on a terminal while it reads."""
     trained = load_language_model(Path(run_dir), checkpoint, device)
     data = trained.config.data
     if text is None and data.test is None:
@@ -49,6 +52,22 @@ def evaluate_perplexity(run_dir: str | os.PathLike, text: str | os.PathLike | No
     if not encoded.sentences:
         raise DataError(f"{path} has no sentence to score ({encoded.summary()}); perplexity "
                         f"needs at least one non-empty line of at most {data.max_len} pieces")
-    nll, tokens = text_nll(trained.model, encoded.sentences, batch_size)
+    nll, tokens = _text_nll(trained.model, encoded.sentences, batch_size or data.batch_size,
+                            progress)
     return PerplexityResult(perplexity(nll / max(tokens, 1)), nll, tokens, len(encoded.sentences),
                             encoded.empty + encoded.too_long, trained.checkpoint)
+
+
+def _text_nll(model, sentences: list[list[int]], batch_size: int,
+              progress: bool) -> tuple[float, int]:
+    """task.text_nll one batch at a time (the same length-sorted batches, summed in the same
+    order), counting the sentences on a progress bar."""
+    ordered = sorted(sentences, key=len)
+    nll, tokens = 0.0, 0
+    with progress_bar(len(ordered), "perplexity", enabled=progress, unit="sentence") as bar:
+        for start in range(0, len(ordered), batch_size):
+            batch = ordered[start : start + batch_size]
+            batch_nll, batch_tokens = text_nll(model, batch, batch_size)
+            nll, tokens = nll + batch_nll, tokens + batch_tokens
+            bar.update(len(batch))
+    return nll, tokens

@@ -14,10 +14,10 @@ from .loading import load_language_model
 from .reading import read_with_language_model
 
 
-def read_run(run_dir: str | os.PathLike, sentence: str,
-             checkpoint: str | None = None) -> SentenceReading:
-    """How a language-model run's LSTMN reads `sentence`."""
-    trained = load_language_model(run_dir, checkpoint)
+def read_run(run_dir: str | os.PathLike, sentence: str, checkpoint: str | None = None,
+             device: str = "cpu") -> SentenceReading:
+    """How a language-model run's LSTMN reads `sentence` (the model on `device`)."""
+    trained = load_language_model(run_dir, checkpoint, device)
     return read_with_language_model(trained.model, trained.vocab, sentence)
 
 

@@ -33,9 +33,9 @@ import safetensors.torch
 import torch
 from torch import nn
 
-import attnlab
 from attnlab.errors import CheckpointError, WriteError
 from attnlab.files import atomic_output, describe, writing
+from attnlab.version import __version__
 
 from .identity import (
     META_FILE,
@@ -197,7 +197,7 @@ def _state_bytes(training_state: dict) -> bytes:
 
 
 def _meta(model: nn.Module, signature: dict, info: dict, files: dict[str, bytes]) -> dict:
-    return {"format_version": FORMAT_VERSION, "attnlab_version": attnlab.__version__,
+    return {"format_version": FORMAT_VERSION, "attnlab_version": __version__,
             "model_class": type(model).__name__, "signature": signature, **info,
             "parameters": {key: list(value.shape) for key, value in model.state_dict().items()},
             "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}

@@ -10,6 +10,7 @@ gold alignments link characters. Which gold sets a run is scored on is chosen in
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import numpy as np
 from attnlab.data import read_lines
 from attnlab.errors import DataError
 from attnlab.eval import AlignmentSet, aer, alignment_from_attention, read_pharaoh
+from attnlab.train.progress import progress_bar
 
 from .forced import forced_alignment
 from .labels import LabelledAttention
@@ -132,9 +134,12 @@ class AlignmentScore:
                 f"{self.method}")
 
 
-def score_alignments(run: TrainedRun, gold: GoldSet, *, batch_size: int = 64) -> AlignmentScore:
-    """AER of the argmax attention of forced decoding (see the module docstring)."""
-    predicted, kept = _predicted_links(run, gold, batch_size)
+def score_alignments(run: TrainedRun, gold: GoldSet, *, batch_size: int = 64,
+                     progress: bool = False) -> AlignmentScore:
+    """AER of the argmax attention of forced decoding (see the module docstring); `progress`:
+    a bar on a terminal while the pairs are aligned."""
+    with progress_bar(len(gold.sources), "aligning", enabled=progress, unit="pair") as bar:
+        predicted, kept = _predicted_links(run, gold, batch_size, bar.update)
     return AlignmentScore(gold.name, aer(predicted, kept), len(kept), len(gold.sources) - len(kept),
                           "characters" if run.character_level else "words")
 
@@ -157,7 +162,8 @@ def _last(links: set[Link]) -> int:
     return max((t for _, t in links), default=-1)
 
 
-def _predicted_links(run: TrainedRun, gold: GoldSet, batch_size: int
+def _predicted_links(run: TrainedRun, gold: GoldSet, batch_size: int,
+                     tick: Callable[[int], None] | None = None
                      ) -> tuple[list[set[Link]], list[AlignmentSet]]:
     """The argmax links of each pair whose units match the gold's words (or characters), and
     those pairs' gold links."""
@@ -165,7 +171,7 @@ def _predicted_links(run: TrainedRun, gold: GoldSet, batch_size: int
         raise DataError("this model has no attention, so it gives no alignments to score")
     characters = run.character_level
     forced = forced_alignment(run.model, run.vocabs, gold.sources, gold.targets,
-                              batch_size=batch_size)
+                              batch_size=batch_size, tick=tick)
     predicted, kept = [], []
     for alignment, source, target, links in zip(forced, gold.sources, gold.targets,
                                                 gold.alignments, strict=True):

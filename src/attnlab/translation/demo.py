@@ -24,7 +24,8 @@ from .translate import greedy_translate
 
 
 def demo_config(data_dir: Path, minutes: float, threads: int | None) -> RunConfig:
-    """configs/dates-bahdanau.yaml, with a wall-clock budget."""
+    """The shipped dates-bahdanau config (attnlab config show dates-bahdanau), with a
+    wall-clock budget."""
     return RunConfig(
         data=DataConfig(dir=str(data_dir), train="train", valid="val", test="test",
                         src_lang="src", tgt_lang="tgt", vocab="char", joint_vocab=False,

@@ -21,6 +21,7 @@ from attnlab.eval import (
     corpus_scores,
     format_buckets,
 )
+from attnlab.train.progress import progress_bar
 
 from .alignment import AlignmentScore, GoldSet, score_alignments
 from .corpus import split_path
@@ -52,17 +53,20 @@ class Evaluation:
 
 def evaluate_run(run: TrainedRun, sources: list[str], references: list[str], *,
                  beam: int | None = None, alpha: float | None = None,
-                 edges: tuple[float, ...] = DEFAULT_EDGES,
-                 golds: Sequence[GoldSet] = ()) -> Evaluation:
+                 batch_size: int | None = None, edges: tuple[float, ...] = DEFAULT_EDGES,
+                 golds: Sequence[GoldSet] = (), progress: bool = False) -> Evaluation:
     """Translate `sources`, score against `references` (one each), bucket by source length,
-    and compute AER on each gold set."""
+    and compute AER on each gold set; `progress`: bars on a terminal while it decodes and
+    aligns."""
     if len(sources) != len(references):
         raise DataError(f"{len(sources)} source lines but {len(references)} reference lines: "
                         f"they must be parallel")
-    hypotheses = [result.text for result in run.translate(sources, beam=beam, alpha=alpha)]
+    with progress_bar(len(sources), "translating", enabled=progress, unit="sentence") as bar:
+        hypotheses = [result.text for result in run.translate(
+            sources, beam=beam, alpha=alpha, batch_size=batch_size, tick=bar.update)]
     scores = corpus_scores(hypotheses, references)
     buckets = bleu_by_length(sources, hypotheses, references, edges)
-    alignments = [score_alignments(run, gold) for gold in golds]
+    alignments = [score_alignments(run, gold, progress=progress) for gold in golds]
     return Evaluation(scores, buckets, alignments, hypotheses)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image
@@ -19,10 +20,10 @@ from attnlab.eval import BucketRow
 from attnlab.files import atomic_output, check_output_path
 from attnlab.viz import (
     alignment_figure,
+    alignment_matrix_figure,
     bleu_by_length_png,
     heatmap_scale,
     image_format,
-    matrix_figure,
     write_figure,
 )
 
@@ -56,24 +57,41 @@ def check_image_path(path: str | os.PathLike) -> str:
         raise DataError(str(error)) from None
 
 
+def axis_names(pieces: bool, characters: bool = False) -> tuple[str, str]:
+    """The heatmap's axis names: ("source words", "output words"), or pieces, or characters
+    (the pieces of a character-level run)."""
+    unit = ("characters" if characters else "pieces") if pieces else "words"
+    return f"source {unit}", f"output {unit}"
+
+
+def heatmap_title(source: str, output: str) -> str:
+    """The sentence above its translation (two lines, so the title wraps at the heatmap's
+    width rather than widening it)."""
+    return f"{source}\n-> {output}"
+
+
 def plot_labelled(labelled: LabelledAttention, path: str | os.PathLike, *, pieces: bool = False,
-                  title: str | None = None) -> str | None:
+                  title: str | None = None, characters: bool = False) -> str | None:
     """The heatmap of one translation to a file (.png, .svg or .pdf), written whole or not at
-    all. Returns how it was drawn smaller when it is too large for a screen (else None)."""
+    all; `characters`: its pieces are characters. Returns how it was drawn smaller when it is
+    too large for a screen (else None)."""
     format = check_image_path(path)
     weights, sources, targets = heatmap_parts(labelled, pieces)
-    figure = matrix_figure(weights, targets, sources, title=title)
+    figure = alignment_matrix_figure(weights, sources, targets, title=title,
+                                     axis_names=axis_names(pieces, characters))
     with atomic_output(path, "wb") as file:
         write_figure(figure, file, format)
     return heatmap_scale(*np.shape(weights)).note
 
 
 def heatmap_png(labelled: LabelledAttention, *, pieces: bool = False,
-                title: str | None = None) -> bytes:
+                title: str | None = None, characters: bool = False) -> bytes:
     """The same heatmap as PNG bytes (RGB), for embedding."""
     weights, sources, targets = heatmap_parts(labelled, pieces)
+    pixels = alignment_figure(weights, sources, targets, title=title,
+                              axis_names=axis_names(pieces, characters))
     buffer = io.BytesIO()
-    Image.fromarray(alignment_figure(weights, sources, targets, title=title)).save(buffer, "PNG")
+    Image.fromarray(pixels).save(buffer, "PNG")
     return buffer.getvalue()
 
 
@@ -85,7 +103,8 @@ def plot_sentence(run: TrainedRun, sentence: str, path: str | os.PathLike, *,
     check_image_path(path)  # before the translation, which may take long
     result = next(iter(run.translate([sentence], beam=beam)))
     note = plot_labelled(result, path, pieces=run.character_level if pieces is None else pieces,
-                         title=f"{sentence}  ->  {result.text}")
+                         title=heatmap_title(sentence, result.text),
+                         characters=run.character_level)
     return result, note
 
 
@@ -95,30 +114,41 @@ def plot_record(json_path: str | os.PathLike, line: int, path: str | os.PathLike
     pieces=None follows the record's "characters". Returns the record and plot_labelled's note."""
     check_image_path(path)
     record = read_record(json_path, line)
-    pieces = bool(record.get("characters")) if pieces is None else pieces
-    title = f"{record.get('source', '')}  ->  {record.get('translation', '')}"
-    return record, plot_labelled(labelled_from_record(record), path, pieces=pieces, title=title)
+    characters = bool(record.get("characters"))
+    pieces = characters if pieces is None else pieces
+    title = heatmap_title(record.get("source", ""), record.get("translation", ""))
+    return record, plot_labelled(labelled_from_record(record), path, pieces=pieces, title=title,
+                                 characters=characters)
 
 
-def sample_heatmaps(run: TrainedRun, sources: list[str], count: int = 3,
-                    beam: int | None = None) -> dict[str, bytes]:
-    """PNG heatmaps of the translations of the first `count` non-empty sources, by caption; at
-    character level for a character-level run, else at word level. An empty translation has
-    no heatmap; a model without attention has none at all (nothing is translated)."""
-    chosen = [source for source in sources if source.strip()][:count]
-    if not run.has_attention or not chosen:
-        return {}
-    images = {}
-    results = run.translate(chosen, beam=beam)
-    for number, (source, result) in enumerate(zip(chosen, results, strict=True), start=1):
+@dataclass(frozen=True)
+class SampleHeatmap:
+    """One translated sample: its output and the PNG of its heatmap (None when there is
+    nothing to draw), with how the heatmap was drawn smaller (else None)."""
+
+    output: str
+    png: bytes | None
+    note: str | None
+
+
+def sample_heatmaps(run: TrainedRun, sources: list[str],
+                    beam: int | None = None) -> list[SampleHeatmap]:
+    """Translate `sources` and draw each one's heatmap, at character level for a
+    character-level run, else at word level; [] for a model without attention (nothing is
+    translated). An empty translation has no heatmap."""
+    if not run.has_attention or not sources:
+        return []
+    samples = []
+    pieces = characters = run.character_level
+    for result in run.translate(sources, beam=beam):
         try:
-            png = heatmap_png(result, pieces=run.character_level)
+            weights = heatmap_parts(result, pieces)[0]
         except DataError:  # nothing to draw
+            samples.append(SampleHeatmap(result.text, None, None))
             continue
-        caption = f"sample {number}: {source}  ->  {result.text}"
-        note = heatmap_scale(*np.shape(heatmap_parts(result, run.character_level)[0])).note
-        images[caption + (f" ({note})" if note else "")] = png
-    return images
+        png = heatmap_png(result, pieces=pieces, characters=characters)
+        samples.append(SampleHeatmap(result.text, png, heatmap_scale(*np.shape(weights)).note))
+    return samples
 
 
 def buckets_png(rows: Sequence[BucketRow]) -> bytes:

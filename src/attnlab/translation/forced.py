@@ -4,6 +4,7 @@ in eval mode), merged to words. This is what Alignment Error Rate is computed fr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,10 +32,12 @@ class ForcedAlignment(LabelledAttention):
 
 
 def forced_alignment(model: Seq2Seq, vocabs: Vocabularies, sources: list[str],
-                     targets: list[str], *, batch_size: int = 64) -> list[ForcedAlignment]:
+                     targets: list[str], *, batch_size: int = 64,
+                     tick: Callable[[int], None] | None = None) -> list[ForcedAlignment]:
     """Teacher-force each reference in eval mode -> one ForcedAlignment per pair, input order.
 
-    Pairs go in batches sorted by length. Raises ValueError for a model without attention.
+    Pairs go in batches sorted by length; tick(n) after each batch of n pairs (a progress
+    bar's update). Raises ValueError for a model without attention.
     """
     if len(sources) != len(targets):
         raise ValueError(f"{len(sources)} sources but {len(targets)} targets")
@@ -50,6 +53,8 @@ def forced_alignment(model: Seq2Seq, vocabs: Vocabularies, sources: list[str],
                                  [(sources[i], targets[i]) for i in chunk], device)
             for index, alignment in zip(chunk, found, strict=True):
                 results[index] = alignment
+            if tick is not None:
+                tick(len(chunk))
     return results
 
 

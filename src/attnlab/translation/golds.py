@@ -7,12 +7,14 @@
 
 Nothing here guesses where data lies: without `--rwth` and ATTNLAB_DATA there is no RWTH gold.
 A model without attention gets AER only on a gold set asked for by name (a file or a folder).
+choose_golds puts these together for `evaluate` and says in one line what it chose, or why
+there is no gold set.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .alignment import GoldSet, dates_gold_path, gold_from_file, rwth_gold
@@ -62,3 +64,50 @@ def rwth_gold_for_run(run: TrainedRun,
         if directory is None:
             return None
     return rwth_gold(directory, reverse=languages == ("en", "de"))
+
+
+@dataclass
+class GoldChoice:
+    """The gold sets a run's AER is computed on, and why there are none when there are none."""
+
+    golds: list[GoldSet] = field(default_factory=list)
+    reason: str = ""
+
+    def line(self) -> str:
+        """'AER on: <gold>, <n> pairs; ...' or 'AER: none (<reason>)'."""
+        if not self.golds:
+            return f"AER: none ({self.reason})"
+        return "AER on: " + "; ".join(f"{gold.name}, {len(gold.sources)} pairs"
+                                      for gold in self.golds)
+
+
+def choose_golds(run: TrainedRun, src_path: str | os.PathLike | None, sources: list[str],
+                 targets: list[str], *, align_gold: str | os.PathLike | None = None,
+                 one_indexed: bool = False, rwth: str | os.PathLike | None = None,
+                 use_rwth: bool = True) -> GoldChoice:
+    """The gold sets that apply to evaluating `run` on (sources[k], targets[k]) read from
+    `src_path`: the `align_gold` file of these pairs, else the dates task's gold beside
+    `src_path`; then the RWTH set (rwth_gold_for_run: `rwth`, else $ATTNLAB_DATA's for a
+    German-English run with attention) unless not `use_rwth`."""
+    if align_gold is not None:
+        pairs = gold_from_file(align_gold, sources, targets, one_indexed=one_indexed)
+    else:
+        pairs = dates_gold(run, src_path, sources, targets)
+    found = rwth_gold_for_run(run, rwth) if use_rwth else None
+    golds = [gold for gold in (pairs, found) if gold is not None]
+    return GoldChoice(golds, "" if golds else _no_gold_reason(run, src_path, use_rwth))
+
+
+def _no_gold_reason(run: TrainedRun, src_path: str | os.PathLike | None, use_rwth: bool) -> str:
+    languages = (run.config.data.src_lang, run.config.data.tgt_lang)
+    if not run.has_attention:
+        return "this model has no attention, so its alignments cannot be scored"
+    if languages in GERMAN_ENGLISH:
+        if not use_rwth:
+            return "--no-rwth, and no other gold set was given"
+        return (f"no RWTH gold set: give --rwth DIR, or set {DATA_VARIABLE} to a folder "
+                f"holding {RWTH_NAME}/")
+    beside = (f"no {dates_gold_path(src_path).name} beside {src_path}, "
+              if src_path is not None else "")
+    return (f"no gold alignments for a {'-'.join(languages)} run ({beside}not German-English); "
+            f"give --align-gold FILE or --rwth DIR")

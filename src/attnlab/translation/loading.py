@@ -10,7 +10,7 @@ never the training data.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -20,9 +20,9 @@ from attnlab.errors import CheckpointError
 from attnlab.models import Seq2Seq, build_model
 from attnlab.train.runs import load_weights, open_run
 
-from .config import RunConfig
+from .config import DecodeConfig, RunConfig
 from .corpus import Vocabularies
-from .translate import TranslationResult, iter_translate
+from .translate import TranslationResult, iter_translate, iter_translate_n_best
 
 TASK = "translation"
 
@@ -50,13 +50,32 @@ class TrainedRun:
 
     def translate(self, lines: Iterable[str], *, beam: int | None = None,
                   alpha: float | None = None, batch_size: int | None = None,
-                  pool_size: int | None = None) -> Iterator[TranslationResult]:
+                  pool_size: int | None = None,
+                  tick: Callable[[int], None] | None = None) -> Iterator[TranslationResult]:
         """Yield one TranslationResult per line, in input order, with the run's decode settings
         (beam, alpha, batch_size override them). `pool_size` lines are read and decoded at a
-        time (1 answers each line as soon as it is read; default 100 batches)."""
+        time (1 answers each line as soon as it is read; default 100 batches); tick(n) as
+        each n lines are decoded."""
+        decode = self.decode_settings(beam, alpha, batch_size)
+        return iter_translate(self.model, self.vocabs, lines, decode, pool_size=pool_size,
+                              tick=tick)
+
+    def translate_n_best(self, lines: Iterable[str], n_best: int, *, beam: int | None = None,
+                         alpha: float | None = None, batch_size: int | None = None,
+                         pool_size: int | None = None,
+                         tick: Callable[[int], None] | None = None
+                         ) -> Iterator[list[TranslationResult]]:
+        """As translate, yielding each line's `n_best` hypotheses (at most the beam), best
+        first."""
+        decode = self.decode_settings(beam, alpha, batch_size)
+        return iter_translate_n_best(self.model, self.vocabs, lines, decode, n_best=n_best,
+                                     pool_size=pool_size, tick=tick)
+
+    def decode_settings(self, beam: int | None = None, alpha: float | None = None,
+                        batch_size: int | None = None) -> DecodeConfig:
+        """The run's decode settings with those given (not None) in their place."""
         given = {"beam": beam, "alpha": alpha, "batch_size": batch_size}
-        decode = replace(self.config.decode, **{k: v for k, v in given.items() if v is not None})
-        return iter_translate(self.model, self.vocabs, lines, decode, pool_size=pool_size)
+        return replace(self.config.decode, **{k: v for k, v in given.items() if v is not None})
 
 
 def load_run(directory: str | Path, checkpoint: str | None = None,

@@ -34,8 +34,8 @@ def read_with_encoder(model: nn.Module, vocab: Vocab, sentence: str) -> Sentence
     return SentenceReading(tokens, weights[:, 0].cpu().numpy())
 
 
-def read_run(run_dir: str | os.PathLike, sentence: str,
-             checkpoint: str | None = None) -> SentenceReading:
-    """How a translation run's LSTMN encoder reads `sentence`."""
-    run = load_run(run_dir, checkpoint)
+def read_run(run_dir: str | os.PathLike, sentence: str, checkpoint: str | None = None,
+             device: str = "cpu") -> SentenceReading:
+    """How a translation run's LSTMN encoder reads `sentence` (the model on `device`)."""
+    run = load_run(run_dir, checkpoint, device)
     return read_with_encoder(run.model, run.vocabs.src, sentence)

@@ -49,22 +49,36 @@ def greedy_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
 
 
 def iter_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str],
-                   decode: DecodeConfig | None = None, *,
-                   pool_size: int | None = None) -> Iterator[TranslationResult]:
+                   decode: DecodeConfig | None = None, *, pool_size: int | None = None,
+                   tick: Callable[[int], None] | None = None) -> Iterator[TranslationResult]:
     """Yield a TranslationResult per sentence, in input order, searching with `decode`
     (DecodeConfig's defaults when None: its fields are the only place they are written).
 
     A sentence of n source pieces (with its EOS) gets at most int(max_len_ratio * n) +
     max_len_extra output pieces. `pool_size` sentences (default 100 batches) are read and
-    length-sorted at a time. Empty (blank) lines never reach the model.
+    length-sorted at a time. Empty (blank) lines never reach the model. `tick(n)` is called as
+    each batch of n sentences is decoded (a progress bar's update).
     """
+    for results in iter_translate_n_best(model, vocabs, sentences, decode, pool_size=pool_size,
+                                         tick=tick):
+        yield results[0]
+
+
+def iter_translate_n_best(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str],
+                          decode: DecodeConfig | None = None, *, n_best: int = 1,
+                          pool_size: int | None = None,
+                          tick: Callable[[int], None] | None = None
+                          ) -> Iterator[list[TranslationResult]]:
+    """iter_translate's lazy reading, yielding each sentence's `n_best` finished hypotheses
+    (1 <= n_best <= decode.beam), best first; a blank line gives its one empty result."""
     decode = decode or DecodeConfig()
+    _check_n_best(n_best, decode)
     device = next(model.parameters()).device
     search = _search(model, decode)
     lines = iter(sentences)
     while pool := list(itertools.islice(lines, pool_size or 100 * decode.batch_size)):
-        found = _translate_pool(search, vocabs, pool, decode.batch_size, device)
-        yield from (results[0] for results in found)
+        yield from _translate_pool(search, vocabs, pool, decode.batch_size, device, n_best,
+                                   tick)
 
 
 def translate_n_best(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
@@ -74,11 +88,15 @@ def translate_n_best(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
     first, in input order; the first is what `translate` gives. A blank line gives its one
     empty result."""
     decode = decode or DecodeConfig()
+    _check_n_best(n_best, decode)
+    return _translate_pool(_search(model, decode), vocabs, sentences, decode.batch_size,
+                           next(model.parameters()).device, n_best)
+
+
+def _check_n_best(n_best: int, decode: DecodeConfig) -> None:
     if not 1 <= n_best <= decode.beam:
         raise ValueError(f"n_best must be between 1 and the beam size {decode.beam}, "
                          f"got {n_best}")
-    return _translate_pool(_search(model, decode), vocabs, sentences, decode.batch_size,
-                           next(model.parameters()).device, n_best)
 
 
 def _search(model: Seq2Seq, decode: DecodeConfig) -> Callable:
@@ -89,20 +107,24 @@ def _search(model: Seq2Seq, decode: DecodeConfig) -> Callable:
 
 
 def _translate_pool(search: Callable, vocabs: Vocabularies, sentences: list[str],
-                    batch_size: int, device, n_best: int = 1) -> list[list[TranslationResult]]:
+                    batch_size: int, device, n_best: int = 1,
+                    tick: Callable[[int], None] | None = None) -> list[list[TranslationResult]]:
     """Decode one pool in length-sorted batches -> each sentence's n_best results, best first,
-    in the pool's order."""
+    in the pool's order; tick(n) after each n sentences (blank ones first)."""
+    tick = tick or (lambda _: None)
     ids = [vocabs.src.encode(s) if s.strip() else [] for s in sentences]
     results: list[list[TranslationResult]] = [[] for _ in sentences]
     for index in (i for i, source in enumerate(ids) if not source):
         results[index] = [_empty(vocabs)]
     order = sorted((i for i, source in enumerate(ids) if source), key=lambda i: len(ids[i]))
+    tick(len(sentences) - len(order))
     for start in range(0, len(order), batch_size):
         chunk = order[start : start + batch_size]
         batch = collate([(ids[i], []) for i in chunk])
         found = search(batch.src.to(device), batch.src_mask.to(device), n_best=n_best)
         for index, hypotheses in zip(chunk, found, strict=True):
             results[index] = [_result(vocabs, sentences[index], h) for h in hypotheses]
+        tick(len(chunk))
     return results
 
 

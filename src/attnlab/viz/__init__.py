@@ -8,6 +8,7 @@ from attnlab.viz.buckets import bleu_by_length_figure, bleu_by_length_png
 from attnlab.viz.fonts import find_cjk_family, font_families, missing_glyphs, register_font
 from attnlab.viz.heatmap import (
     alignment_figure,
+    alignment_matrix_figure,
     heatmap_scale,
     image_format,
     matrix_figure,
@@ -28,6 +29,7 @@ __all__ = [
     "SentenceReading",
     "plot_reading",
     "alignment_figure",
+    "alignment_matrix_figure",
     "bleu_by_length_figure",
     "bleu_by_length_png",
     "find_cjk_family",

@@ -29,7 +29,8 @@ def bleu_by_length_figure(labels: Sequence[str], counts: Sequence[int],
                          f" one of each per bucket")
     kept = [(label, count, value) for label, count, value in zip(labels, counts, bleu,
                                                                   strict=True) if value is not None]
-    figure = Figure(figsize=(1.2 + 0.9 * max(len(kept), 3), 3.2), dpi=100)
+    slots = max(len(kept), 3)  # a few buckets keep the width of three, centred
+    figure = Figure(figsize=(1.2 + 0.9 * slots, 3.2), dpi=100)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     positions = range(len(kept))
@@ -42,6 +43,8 @@ def bleu_by_length_figure(labels: Sequence[str], counts: Sequence[int],
     axes.set_ylabel("BLEU")
     top = 100.0 if any(value > 60 for value in values) else 60.0  # room for the count labels
     axes.set_ylim(0, top * 1.08)
+    margin = (slots - len(kept)) / 2 + 0.5
+    axes.set_xlim(-margin, len(kept) - 1 + margin)
     axes.set_title(title, fontsize=10)
     axes.grid(axis="y", alpha=0.3)
     return figure

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
+from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
 from attnlab.viz.fonts import font_families
@@ -37,6 +39,9 @@ MAX_PIXELS = 8000
 MIN_LABEL_PIXELS = 10
 LABEL_CHARS = 30  # a longer label (or a title past TITLE_CHARS) is cut short with "…"
 TITLE_CHARS = 120
+TITLE_CHAR_PIXELS = 7  # about one 10-point character: a title wraps at the heatmap's width
+MIN_TITLE_CHARS = 40
+COLORBAR_INCHES = 0.15
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 TILE_PIXELS = 1_000_000  # output pixels drawn by one image (see _draw_cells)
 
@@ -150,6 +155,23 @@ def _draw_cells(axes, drawn: np.ndarray, row_area: float, **style) -> AxesImage:
     return images[0]
 
 
+def wrap_title(title: str, width_pixels: float) -> str:
+    """`title` cut to TITLE_CHARS, each of its lines wrapped at about `width_pixels` (at least
+    MIN_TITLE_CHARS characters), so a long title does not make the figure wider than its cells."""
+    chars = max(MIN_TITLE_CHARS, int(width_pixels / TITLE_CHAR_PIXELS))
+    return "\n".join(textwrap.fill(line, chars, break_long_words=False, break_on_hyphens=False)
+                     for line in shorten(title, TITLE_CHARS).splitlines())
+
+
+def _add_colorbar(figure: Figure, image: AxesImage, width: float, height: float) -> None:
+    """A colour bar the height of the cells, just right of them (outside the figure box, which
+    bbox_inches="tight" takes in); as many ticks as fit."""
+    bar = figure.add_axes((1 + 0.1 / width, 0.0, COLORBAR_INCHES / width, 1.0))
+    figure.colorbar(image, cax=bar)
+    bar.yaxis.set_major_locator(MaxNLocator(max(1, int(height * DPI / 40))))
+    bar.tick_params(labelsize=8)
+
+
 def matrix_figure(
     weights,
     row_labels: Sequence[str],
@@ -159,25 +181,29 @@ def matrix_figure(
     cmap: str = "gray",
     value_range: tuple[float, float] | None = (0.0, 1.0),
     colorbar: bool = False,
+    axis_names: tuple[str, str] | None = None,
     font_path: str | os.PathLike | None = None,
 ) -> Figure:
     """A Figure with one cell per weights[r, c]; column labels on top (rotated), rows on the left.
 
-    weights (R, C). value_range fixes the colour scale (None = the data's min..max). A side of
-    more than 250 cells is drawn smaller (heatmap_scale says how), so no side passes MAX_PIXELS.
+    weights (R, C). value_range fixes the colour scale (None = the data's min..max). axis_names:
+    (what the columns are, what the rows are), e.g. ("source words", "output words"), written
+    above and left of the labels. A side of more than 250 cells is drawn smaller
+    (heatmap_scale says how), so no side passes MAX_PIXELS.
     """
     weights = _check_matrix(weights, row_labels, col_labels)
     scale = heatmap_scale(*weights.shape)
-    title = shorten(title, TITLE_CHARS) if title else None
-    shown = [*(row_labels if scale.rows.labelled else []),
-             *(col_labels if scale.cols.labelled else []), title or ""]
     drawn = scale.reduce(weights)  # (R', C')
+    # The axes fill the figure exactly, so every cell has its size whatever the label
+    # lengths; labels, names, title and colour bar lie outside it and bbox_inches="tight"
+    # takes them in.
+    width = scale.cols.pixels * drawn.shape[1] / DPI
+    height = scale.rows.pixels * drawn.shape[0] / DPI
+    title = wrap_title(title, width * DPI) if title else None
+    shown = [*(row_labels if scale.rows.labelled else []),
+             *(col_labels if scale.cols.labelled else []), title or "", *(axis_names or ())]
     vmin, vmax = value_range if value_range is not None else (weights.min(), weights.max())
     with matplotlib.rc_context({"font.family": font_families(map(str, shown), font_path)}):
-        # The axes fill the figure exactly, so every cell has its size whatever the label
-        # lengths; labels and title lie outside it and bbox_inches="tight" takes them in.
-        width = scale.cols.pixels * drawn.shape[1] / DPI
-        height = scale.rows.pixels * drawn.shape[0] / DPI
         figure = Figure(figsize=(width, height), dpi=DPI)
         axes = figure.add_axes((0.0, 0.0, 1.0, 1.0))
         row_area = scale.rows.pixels * scale.cols.pixels * drawn.shape[1]  # pixels of a row
@@ -187,11 +213,14 @@ def matrix_figure(
         # Source words read along the top, as in Bahdanau et al. (2015) Fig. 3.
         axes.xaxis.tick_top()
         axes.tick_params(length=0)
+        if axis_names:
+            axes.xaxis.set_label_position("top")
+            axes.set_xlabel(axis_names[0], fontsize=FONT_SIZE, color="#444")
+            axes.set_ylabel(axis_names[1], fontsize=FONT_SIZE, color="#444")
         if title:
-            axes.set_title(title, pad=12, fontsize=10)
+            axes.set_title(title, pad=8, fontsize=10)
         if colorbar:
-            bar = figure.add_axes((1 + 0.1 / width, 0.0, 0.15 / width, 1.0))
-            figure.colorbar(image, cax=bar)
+            _add_colorbar(figure, image, width, height)
     return figure
 
 
@@ -230,25 +259,41 @@ def figure_to_array(figure: Figure) -> np.ndarray:
         return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()
 
 
+# What the columns and rows of an alignment are when the caller does not say (words, pieces
+# or characters: only the caller knows).
+ALIGNMENT_AXES = ("source", "output")
+
+
+def alignment_matrix_figure(weights, source_tokens: Sequence[str], target_tokens: Sequence[str],
+                            *, title: str | None = None,
+                            axis_names: tuple[str, str] = ALIGNMENT_AXES,
+                            font_path: str | os.PathLike | None = None) -> Figure:
+    """The alignment heatmap of weights (T_tgt, T_src) as a Figure: source tokens across the
+    top, produced (target) tokens down the left, greyscale from black (weight 0) to white
+    (weight 1) as in Bahdanau et al. 2015, Fig. 3, with a colour bar and the axes named
+    (axis_names: source side, output side, e.g. ("source words", "output words"))."""
+    return matrix_figure(weights, target_tokens, source_tokens, title=title, colorbar=True,
+                         axis_names=axis_names, font_path=font_path)
+
+
 def plot_alignment(weights, source_tokens: Sequence[str], target_tokens: Sequence[str],
                    path: str | os.PathLike, *, title: str | None = None,
+                   axis_names: tuple[str, str] = ALIGNMENT_AXES,
                    font_path: str | os.PathLike | None = None) -> Path:
-    """Heatmap of soft alignment weights (T_tgt, T_src) to path; returns the path.
-
-    Source words across the top, produced (target) words down the left, greyscale from black
-    (weight 0) to white (weight 1) as in Bahdanau et al. 2015, Fig. 3.
-    """
-    return save_figure(matrix_figure(weights, target_tokens, source_tokens, title=title,
-                                     font_path=font_path), path)
+    """The alignment_matrix_figure of weights (T_tgt, T_src) to path; returns the path."""
+    return save_figure(alignment_matrix_figure(weights, source_tokens, target_tokens,
+                                               title=title, axis_names=axis_names,
+                                               font_path=font_path), path)
 
 
 def alignment_figure(weights, source_tokens: Sequence[str], target_tokens: Sequence[str], *,
-                     title: str | None = None,
+                     title: str | None = None, axis_names: tuple[str, str] = ALIGNMENT_AXES,
                      font_path: str | os.PathLike | None = None) -> np.ndarray:
     """The plot_alignment heatmap as RGB pixels (H, W, 3) uint8, e.g. for TensorBoard add_image
     with dataformats="HWC"."""
-    return figure_to_array(matrix_figure(weights, target_tokens, source_tokens, title=title,
-                                         font_path=font_path))
+    return figure_to_array(alignment_matrix_figure(weights, source_tokens, target_tokens,
+                                                   title=title, axis_names=axis_names,
+                                                   font_path=font_path))
 
 
 def plot_weight_matrix(weights, row_labels: Sequence[str], col_labels: Sequence[str],

@@ -1,6 +1,7 @@
-"""One self-contained HTML report of a run: config, curves, tables, images and notes.
+"""One self-contained HTML report: results first, then worked examples, then charts, then the
+settings folded away.
 
-Everything is inline (CSS, images as base64 data URIs, curves drawn here as PNGs), so the file can
+Everything is inline (CSS, images as base64 data URIs, charts drawn here as PNGs), so the file can
 be mailed, archived or opened offline and shows the same thing in ten years: no CDN, no scripts.
 """
 
@@ -10,7 +11,9 @@ import base64
 import html
 import io
 import os
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -25,9 +28,58 @@ th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: ta
 figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #555; }
 img { max-width: 100%; } pre { white-space: pre-wrap; background: #f7f7f7; padding: 0.6rem; }
 """
+# The report's own layout on top of STYLE: tables beside their figures, charts two a row.
+PAGE_STYLE = STYLE + """
+body { max-width: 64rem; padding: 0 1rem; margin-top: 1rem; }
+h1 { font-size: 1.45rem; margin-bottom: 0.3rem; } h2 { margin-top: 1.6rem; }
+p.lead { color: #444; margin-top: 0; } p.note { font-size: 0.9rem; color: #555; }
+.row { display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; }
+.row > figure { margin-top: 0.5rem; }
+.example { border-top: 1px solid #eee; padding-top: 0.6rem; }
+.example table { flex: 0 1 28rem; } .example table:only-child { flex: 1 1 auto; }
+.example th { width: 6rem; vertical-align: top; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(24rem, 1fr)); gap: 1rem; }
+.charts figure { margin: 0; }
+details { margin: 1rem 0; } summary { cursor: pointer; font-weight: 600; }
+"""
 
 # The image types we embed, by their first bytes: a data URI needs the right MIME type.
 MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif"}
+NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?(e[-+]?\d+)?")  # right-aligned in a table
+MARKERS = 40  # at most this many markers on a line; every point of a short one
+ImageData = bytes | str | os.PathLike
+
+
+@dataclass(frozen=True)
+class Result:
+    """One result: a heading, a line under it, a table (rows[0] the header) and a figure
+    beside the table; any of them may be left out."""
+
+    heading: str
+    rows: Sequence[Sequence[object]] = ()
+    image: ImageData | None = None
+    caption: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A worked example: labelled lines of text (e.g. source, reference, output) and a figure."""
+
+    lines: Sequence[tuple[str, str]]
+    image: ImageData | None = None
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A line chart: name -> [(x, y), ...], all on the same axes."""
+
+    title: str
+    series: Mapping[str, Sequence[tuple[float, float]]]
+    ylabel: str = ""
+    xlabel: str = "step"
+    caption: str = ""
 
 
 def _mime(data: bytes) -> str:
@@ -39,35 +91,41 @@ def _mime(data: bytes) -> str:
     raise ValueError("image bytes are not PNG, JPEG, GIF or SVG.")
 
 
-def data_uri(image: bytes | str | os.PathLike) -> str:
+def data_uri(image: ImageData) -> str:
     """A base64 data URI of image bytes, or of the image file at a path."""
     data = image if isinstance(image, bytes) else Path(image).read_bytes()
     return f"data:{_mime(data)};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def curve_png(name: str, points: Sequence[tuple[float, float]]) -> bytes:
-    """A small PNG line plot of (step, value) points."""
-    figure = Figure(figsize=(6, 3), dpi=100)
+def chart_png(chart: Chart) -> bytes:
+    """The chart as a PNG: one line with markers per series (a single point is a marker), a
+    legend when there are several."""
+    figure = Figure(figsize=(4.8, 2.9), dpi=100)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    steps = [step for step, _ in points]
-    values = [value for _, value in points]
-    axes.plot(steps, values, marker="." if len(points) < 50 else None)
-    axes.set_xlabel("step")
-    axes.set_ylabel(name)
+    for name, points in chart.series.items():
+        xs, ys = [x for x, _ in points], [y for _, y in points]
+        axes.plot(xs, ys, marker="o", markersize=3.5, linewidth=1.4, label=name,
+                  markevery=max(1, len(points) // MARKERS))
+    axes.set_title(chart.title, fontsize=10)
+    axes.set_xlabel(chart.xlabel, fontsize=9)
+    axes.set_ylabel(chart.ylabel, fontsize=9)
+    axes.tick_params(labelsize=8)
     axes.grid(alpha=0.3)
+    if len(chart.series) > 1:
+        axes.legend(fontsize=8, frameon=False)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", bbox_inches="tight")
     return buffer.getvalue()
 
 
-def _flatten(config: Mapping, prefix: str = "") -> list[tuple[str, object]]:
+def flatten(config: Mapping, prefix: str = "") -> list[tuple[str, object]]:
     """Nested dicts as dotted keys, matching the CLI's --set a.b=c paths."""
     items = []
     for key, value in config.items():
         dotted = f"{prefix}{key}"
         if isinstance(value, Mapping):
-            items.extend(_flatten(value, dotted + "."))
+            items.extend(flatten(value, dotted + "."))
         else:
             items.append((dotted, value))
     return items
@@ -75,8 +133,7 @@ def _flatten(config: Mapping, prefix: str = "") -> list[tuple[str, object]]:
 
 def _cell(value: object, tag: str) -> str:
     text = str(value)
-    numeric = text.replace(".", "", 1).replace("-", "", 1).isdigit()
-    css = ' class="num"' if numeric and tag == "td" else ""
+    css = ' class="num"' if NUMBER.fullmatch(text) and tag == "td" else ""
     return f"<{tag}{css}>{html.escape(text)}</{tag}>"
 
 
@@ -91,42 +148,69 @@ def html_table(rows: Sequence[Sequence[object]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _figure(uri: str, caption: str) -> str:
-    caption = html.escape(caption)
-    return f'<figure><img src="{uri}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
+def _figure(image: ImageData, caption: str, alt: str = "") -> str:
+    caption, alt = html.escape(caption), html.escape(alt or caption)
+    text = f"<figcaption>{caption}</figcaption>" if caption else ""
+    return f'<figure><img src="{data_uri(image)}" alt="{alt}">{text}</figure>'
 
 
-def report_html(
-    *,
-    title: str,
-    config: Mapping,
-    curves: Mapping[str, Sequence[tuple[float, float]]],
-    tables: Mapping[str, Sequence[Sequence[object]]],
-    images: Mapping[str, bytes | str | os.PathLike],
-    notes: str = "",
-) -> str:
-    """One self-contained HTML report as text.
+def _section(heading: str, body: str) -> str:
+    """A section with an id from its heading ("BLEU by length" -> "bleu-by-length")."""
+    anchor = "-".join(re.findall(r"[a-z0-9]+", heading.lower()))
+    return f'<section id="{anchor}"><h2>{html.escape(heading)}</h2>{body}</section>'
 
-    config: settings, nested dicts allowed. curves: name -> [(step, value), ...], drawn as PNGs.
-    tables: name -> rows, first row the header. images: caption -> PNG/JPEG/SVG bytes or file path.
-    notes: free text, shown as preformatted paragraphs.
-    """
+
+def _note(text: str) -> str:
+    return f'<p class="note">{html.escape(text)}</p>' if text else ""
+
+
+def _result(result: Result) -> str:
+    parts = [html_table(result.rows)] if result.rows else []
+    if result.image is not None:
+        parts.append(_figure(result.image, result.caption))
+    row = f'<div class="row">{"".join(parts)}</div>' if parts else ""
+    return _section(result.heading, _note(result.note) + row)
+
+
+def _example(example: Example) -> str:
+    rows = "".join(f"<tr><th>{html.escape(label)}</th><td>{html.escape(text)}</td></tr>"
+                   for label, text in example.lines)
+    image = "" if example.image is None else _figure(example.image, example.caption)
+    return f'<div class="example row"><table>{rows}</table>{image}</div>'
+
+
+def _charts(charts: Sequence[Chart]) -> str:
+    figures = "".join(_figure(chart_png(chart), chart.caption, chart.title) for chart in charts)
+    return f'<div class="charts">{figures}</div>'
+
+
+def _config(config: Mapping) -> str:
+    settings = flatten(config)
+    return (f'<details id="configuration"><summary>Configuration ({len(settings)} settings)'
+            f"</summary>{html_table([('setting', 'value'), *settings])}</details>")
+
+
+def report_html(*, title: str, lead: str = "", results: Sequence[Result] = (),
+                examples: Sequence[Example] = (), examples_note: str = "",
+                charts: Sequence[Chart] = (), config: Mapping | None = None) -> str:
+    """One self-contained HTML page as text, in this order: the title and a lead paragraph
+    (one per line of `lead`); the results; "Samples": the examples; "Training curves": the
+    charts, two a row; the config (nested dicts allowed) in a folded <details> table. All text
+    is escaped; images are PNG/JPEG/GIF/SVG bytes or file paths, embedded."""
     parts = [f"<h1>{html.escape(title)}</h1>"]
-    if notes:
-        parts.append(f"<h2>Notes</h2><pre>{html.escape(notes)}</pre>")
-    parts.append("<h2>Configuration</h2>")
-    parts.append(html_table([("setting", "value"), *_flatten(config)]))
-    if curves:
-        parts.append("<h2>Curves</h2>")
-        parts.extend(_figure(data_uri(curve_png(name, pts)), name) for name, pts in curves.items())
-    for name, rows in tables.items():
-        parts.append(f"<h2>{html.escape(name)}</h2>{html_table(rows)}")
-    if images:
-        parts.append("<h2>Figures</h2>")
-        parts.extend(_figure(data_uri(image), caption) for caption, image in images.items())
+    parts.extend(f'<p class="lead">{html.escape(line)}</p>' for line in lead.splitlines())
+    parts.extend(_result(result) for result in results)
+    if examples:
+        parts.append(_section("Samples", _note(examples_note)
+                              + "".join(_example(example) for example in examples)))
+    if charts:
+        parts.append(_section("Training curves", _charts(charts)))
+    if config:
+        parts.append(_config(config))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}</style></head>"
         f"<body>{''.join(parts)}</body></html>\n"
     )
 

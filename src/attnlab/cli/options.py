@@ -1,0 +1,102 @@
+"""The grammar every command that reads a trained run shares, written once so that translate,
+evaluate, plot, report, lm and caption spell it the same way:
+
+    --run DIR  --checkpoint {best,last}  --device DEVICE  --beam K  --batch-size N
+    --output FILE  --quiet
+
+and the run's task, checked before anything else: a captioning run given to `evaluate` is one
+sentence naming the command that reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from attnlab.errors import CheckpointError, UserError
+from attnlab.files import writing
+
+# What each task's runs are called in a sentence.
+TASK_NAMES = {"translation": "translation", "captioning": "captioning",
+              "language_model": "language-model"}
+# For each task, the command that does what a command of another task does (by its verb).
+EQUIVALENT = {
+    "translation": {"translate": "translate", "predict": "translate", "evaluate": "evaluate",
+                    "plot": "plot", "report": "report"},
+    "captioning": {"translate": "caption predict", "predict": "caption predict",
+                   "evaluate": "caption evaluate", "plot": "caption plot",
+                   "report": "caption evaluate"},
+    "language_model": {"translate": "lm evaluate", "predict": "lm evaluate",
+                       "evaluate": "lm evaluate", "plot": "lm plot", "report": "lm evaluate"},
+}
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, required: bool = True,
+                      what: str = "run directory written by attnlab train") -> None:
+    """--run DIR, --checkpoint {best,last}, --device DEVICE."""
+    parser.add_argument("--run", required=required, metavar="DIR", help=what)
+    parser.add_argument("--checkpoint", choices=("best", "last"),
+                        help="weights to load (default: best, else last)")
+    parser.add_argument("--device", default="auto", metavar="DEVICE",
+                        help="cpu, cuda, cuda:N, or auto (default: a GPU when there is one)")
+
+
+def add_beam(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--beam", type=positive_int, metavar="K",
+                        help="beam size, 1 = greedy (default: the run's decode.beam)")
+
+
+def add_batch_size(parser: argparse.ArgumentParser, unit: str = "sentences",
+                   default: str = "the run's decode.batch_size") -> None:
+    parser.add_argument("--batch-size", type=positive_int, metavar="N",
+                        help=f"{unit} per batch (default: {default})")
+
+
+def add_output(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--output", metavar="FILE", help=what)
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bar (there is none anyway when standard error is not "
+                        "a terminal)")
+
+
+def check_task(run: str | None, checkpoint: str | None, command: str,
+               accepts: tuple[str, ...] = ("translation",)) -> None:
+    """One sentence when `run` holds another task's model than `command` ("caption plot")
+    reads, naming the command that reads it; called before any other check or work. A run
+    that cannot be read (missing, no checkpoint yet) is left to the loading, which says so."""
+    from attnlab.train import run_task
+
+    if run is None:
+        return
+    try:
+        task = run_task(run, checkpoint)
+    except UserError:
+        return
+    if task is None or task in accepts or task not in EQUIVALENT:
+        return
+    verb = command.split()[-1]
+    raise CheckpointError(f"{run} is a {TASK_NAMES[task]} run, not a {TASK_NAMES[accepts[0]]} "
+                          f"run; use attnlab {EQUIVALENT[task][verb]} --run {run}")
+
+
+def plot_path(output: str | None, folder: str | Path, name: str) -> str:
+    """`output`, or FOLDER/plots/NAME: a figure goes into the run directory by default (its
+    plots/ folder made here)."""
+    if output is not None:
+        return output
+    if not Path(folder).is_dir():
+        raise CheckpointError(f"run directory {folder} does not exist")
+    plots = Path(folder) / "plots"
+    with writing(plots):
+        plots.mkdir(exist_ok=True)
+    return str(plots / name)

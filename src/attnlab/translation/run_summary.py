@@ -1,0 +1,134 @@
+"""What a run report says about the run itself: its title (name, model and data in words), its
+training curves grouped into a few charts, and file names shown without the machine's paths."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from attnlab.viz.report import Chart
+
+from .config import RunConfig
+from .loading import TrainedRun
+
+# data.dir's last folder -> how the title names the data set; any other folder is named as is
+DATASETS = {"multi30k": "Multi30k", "multi30k-long": "Multi30k-long (joined pairs)",
+            "dates": "dates task"}
+# An absolute path of two or more parts in free text ("</s>" is no path: see the lookbehind).
+ABSOLUTE_PATH = re.compile(r"(?<![\w.~<>])(?:/[^\s/()\[\]'\",;:<>|]+){2,}/?")
+Points = list[tuple[float, float]]
+
+
+class PathNames:
+    """Files as a report shows them: a path inside the run directory relative to it, any
+    other by its file name, so the page shows no path of the machine it was made on."""
+
+    def __init__(self, run_directory: str | os.PathLike):
+        self.run_directory = Path(run_directory).resolve()
+
+    def show(self, path: str | os.PathLike) -> str:
+        resolved = Path(path).resolve()
+        if resolved.is_relative_to(self.run_directory) and resolved != self.run_directory:
+            return str(resolved.relative_to(self.run_directory))
+        return resolved.name or str(path)
+
+    def hide(self, text: str) -> str:
+        """`text` with every absolute path in it shown as `show` would."""
+        return ABSOLUTE_PATH.sub(lambda match: self.show(match.group()), text)
+
+    def pair(self, source: str | os.PathLike | None, reference: str | os.PathLike | None) -> str:
+        """"val.de.gz / val.en.gz", or the source and "its references" without a reference."""
+        if source is None:
+            return "the given sentences"
+        return f"{self.show(source)} / " + (
+            "its references" if reference is None else self.show(reference))
+
+
+def shown_config(config: Mapping, names: PathNames) -> dict:
+    """The config dict with each absolute path value (e.g. data.dir) shown by its name."""
+    return {key: shown_config(value, names) if isinstance(value, Mapping)
+            else f"…/{names.show(value)}" if isinstance(value, str) and os.path.isabs(value)
+            else value for key, value in config.items()}
+
+
+def run_title(run: TrainedRun) -> str:
+    """'bahdanau: Bahdanau additive attention, bi-GRU 2x128 -> GRU 256, Multi30k de-en'."""
+    name = run.directory.resolve().name or "run"
+    return f"{name}: {model_words(run.config)}, {data_words(run.config)}"
+
+
+def model_words(config: RunConfig) -> str:
+    """The attention, the encoder and the decoder in words."""
+    encoder, decoder = config.model.encoder, config.model.decoder
+    if encoder.kind == "lstmn":
+        source = f"LSTMN {encoder.hidden_dim} ({encoder.score} intra-attention)"
+    else:
+        both = encoder.bidirectional
+        source = f"{'bi-' if both else ''}{encoder.rnn.upper()} {'2x' if both else ''}" \
+                 f"{encoder.hidden_dim}"
+        source += f", {encoder.layers} layers" if encoder.layers > 1 else ""
+    target = f"{decoder.rnn.upper()} {decoder.hidden_dim}"
+    target += f", {decoder.layers} layers" if decoder.layers > 1 else ""
+    return f"{attention_words(config)}, {source} -> {target}"
+
+
+def attention_words(config: RunConfig) -> str:
+    """'Bahdanau additive attention', 'Luong general attention, local-p (D=10)', ..."""
+    decoder = config.model.decoder
+    if decoder.kind == "none":
+        return "no attention"
+    attention = decoder.attention
+    text = f"{decoder.kind.capitalize()} {attention.score} attention"
+    if attention.mechanism in ("local-m", "local-p"):
+        text += f", {attention.mechanism} (D={attention.window})"
+    elif attention.mechanism == "hard":
+        text += ", hard"
+    return text
+
+
+def data_words(config: RunConfig) -> str:
+    """'Multi30k de-en', 'dates task, characters', ..."""
+    data = config.data
+    folder = Path(data.dir).name
+    text = DATASETS.get(folder, folder or str(data.dir))
+    if (data.src_lang, data.tgt_lang) != ("src", "tgt"):
+        text += f" {data.src_lang}-{data.tgt_lang}"
+    return text + (", characters" if data.vocab == "char" else "")
+
+
+def curve_charts(curves: Mapping[str, Points], best_by: str | None = None) -> list[Chart]:
+    """read_curves' curves as a few charts: training and validation loss together; validation
+    BLEU and chrF (and exact match when it picks the best checkpoint, `best_by`, or rises
+    above 1%); the learning rate only when it changed; any other curve alone. Validation
+    perplexity is exp(loss), so it is not drawn."""
+    curves = dict(curves)
+    charts = []
+    loss = _take(curves, {"training": "train loss", "validation": "valid loss"})
+    perplexity = curves.pop("valid perplexity", [])
+    if loss:
+        caption = f"last validation perplexity {perplexity[-1][1]:.2f}" if perplexity else ""
+        charts.append(Chart("Loss per target token", loss, "loss", caption=caption))
+    names = {"BLEU": "valid bleu", "chrF": "valid chrf"}
+    exact = curves.pop("valid exact_match", [])
+    if best_by == "exact_match" or any(value >= 1.0 for _, value in exact):
+        curves["valid exact_match"] = exact
+        names["exact match %"] = "valid exact_match"
+    scores = _take(curves, names)
+    if scores:
+        label = next((label for label, name in names.items() if name == f"valid {best_by}"),
+                     None)
+        caption = f"the best checkpoint is chosen by validation {label}" if label else ""
+        charts.append(Chart(f"Validation {', '.join(scores)}", scores, "score (0-100)",
+                            caption=caption))
+    rate = curves.pop("train lr", [])
+    if len({value for _, value in rate}) > 1:
+        charts.append(Chart("Learning rate", {"learning rate": rate}, "learning rate"))
+    charts.extend(Chart(name, {name: points}, name) for name, points in curves.items())
+    return charts
+
+
+def _take(curves: dict[str, Points], names: Mapping[str, str]) -> dict[str, Points]:
+    """The curves named, under their new names, removed from `curves`; absent ones left out."""
+    return {label: curves.pop(name) for label, name in names.items() if curves.get(name)}

@@ -1,0 +1,164 @@
+"""`attnlab.load(path)`: a run or model directory as an object with its task's verbs, giving what
+the recipes' own loaders give; the captioning and language-model commands read a model
+directory as they read the run."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from PIL import Image
+
+import attnlab
+from attnlab.captioning import load_trained
+from attnlab.cli import main
+from attnlab.errors import CheckpointError
+from attnlab.hub import ImageCaptioner, LanguageModelReader, Translator
+from attnlab.lm import evaluate_perplexity, load_language_model, read_with_language_model
+from attnlab.translation import load_run
+
+LINES = ["14 March 1998", "", "2001-07-04", "le 3 juin 1987"]
+
+
+def same_translations(ours, theirs):
+    assert [r.text for r in ours] == [r.text for r in theirs]
+    assert [r.score for r in ours] == pytest.approx([r.score for r in theirs])
+    for mine, other in zip(ours, theirs, strict=True):
+        assert mine.tokens == other.tokens
+        torch.testing.assert_close(torch.as_tensor(mine.attention),
+                                   torch.as_tensor(other.attention))
+
+
+@pytest.mark.parametrize("which", ["run", "model"])
+def test_load_translates_as_load_run_does(dates_run, exported, which):
+    path = dates_run if which == "run" else exported(dates_run)
+    model = attnlab.load(path)
+    assert isinstance(model, Translator) and model.checkpoint == "best"
+    assert model.meta["step"] == load_run(dates_run).meta["step"]
+    same_translations(model.translate(LINES), list(load_run(dates_run).translate(LINES)))
+    same_translations(model.translate(LINES, beam=1),
+                      list(load_run(dates_run).translate(LINES, beam=1)))
+
+
+def test_nbest_lists_the_beam_best_first(dates_run, exported):
+    model = attnlab.load(exported(dates_run))
+    lists = model.translate(LINES, beam=3, nbest=3)
+    assert [len(found) for found in lists] == [3, 1, 3, 3]  # a blank line: its empty result
+    same_translations([found[0] for found in lists], model.translate(LINES, beam=3))
+    for found in lists:
+        assert [r.score for r in found] == sorted((r.score for r in found), reverse=True)
+    assert len(model.translate(LINES[:1], nbest=4)[0]) == 4   # the run's beam 2 widens to 4
+    with pytest.raises(ValueError, match="n_best must be between 1 and the beam size 2"):
+        model.translate(LINES, beam=2, nbest=3)
+    with pytest.raises(TypeError, match=r"pass \[line\]"):
+        model.translate("14 March 1998")
+
+
+def test_load_reads_the_chosen_checkpoint(dates_run, pieces_run, exported):
+    last = attnlab.load(dates_run, checkpoint="last")
+    assert last.checkpoint == "last" and "last" in repr(last)
+    same_translations(last.translate(LINES), list(load_run(dates_run, "last").translate(LINES)))
+    only_last = attnlab.load(exported(pieces_run))   # exported from last/, read as best/
+    assert only_last.checkpoint == "best"
+    same_translations(only_last.translate(LINES), list(load_run(pieces_run).translate(LINES)))
+
+
+def test_load_captions_files_and_pil_images(caption_run, shapes_data, exported):
+    images = sorted((shapes_data / "images").glob("*.png"))[:3]
+    model = attnlab.load(exported(caption_run))
+    assert isinstance(model, ImageCaptioner)
+    captions = model.caption(images, beam=2)
+    expected = [caption for _, caption in load_trained(caption_run).caption_files(images, beam=2)]
+    assert [c.words for c in captions] == [c.words for c in expected]
+    for ours, theirs in zip(captions, expected, strict=True):
+        torch.testing.assert_close(ours.attention, theirs.attention)
+    opened = [Image.open(path) for path in images]
+    assert [c.text for c in model.caption(opened, beam=2)] == [c.text for c in captions]
+    assert model.caption([]) == []
+
+
+def test_caption_commands_read_the_model_directory(caption_run, shapes_data, exported, tmp_path,
+                                                   capsys):
+    model, image = exported(caption_run), sorted((shapes_data / "images").glob("*.png"))[0]
+    printed = {}
+    for name, run in (("run", caption_run), ("model", model)):
+        assert main(["caption", "predict", "--run", str(run), str(image)]) == 0
+        assert main(["caption", "evaluate", "--run", str(run), "--output",
+                     str(tmp_path / f"{name}.json")]) == 0
+        assert main(["caption", "plot", "--run", str(run), str(image), "--output",
+                     str(tmp_path / f"{name}.png")]) == 0
+        printed[name] = capsys.readouterr().out.replace(str(tmp_path / name), "OUT")
+    assert printed["model"] == printed["run"]
+    scores = [json.loads((tmp_path / f"{name}.json").read_text()) for name in ("run", "model")]
+    assert scores[0] == scores[1]
+    assert (tmp_path / "model.png").read_bytes() == (tmp_path / "run.png").read_bytes()
+
+
+def test_load_scores_and_reads_sentences_as_lm_evaluate(lm_run, text_dir, exported):
+    model = attnlab.load(exported(lm_run))
+    assert isinstance(model, LanguageModelReader)
+    lines = (text_dir / "test.txt").read_text().splitlines()
+    ours, theirs = model.perplexity(lines), evaluate_perplexity(lm_run, text_dir / "test.txt")
+    assert ours.perplexity == pytest.approx(theirs.perplexity)
+    assert (ours.tokens, ours.sentences, ours.checkpoint) == \
+        (theirs.tokens, theirs.sentences, theirs.checkpoint)
+    reading = model.read(lines[0])
+    trained = load_language_model(lm_run)
+    expected = read_with_language_model(trained.model, trained.vocab, lines[0])
+    assert reading.tokens == expected.tokens
+    torch.testing.assert_close(torch.as_tensor(reading.weights), torch.as_tensor(expected.weights))
+
+
+def test_lm_commands_read_the_model_directory(lm_run, text_dir, exported, tmp_path, capsys):
+    model = exported(lm_run)
+    printed = {}
+    for name, run in (("run", lm_run), ("model", model)):
+        assert main(["lm", "evaluate", "--run", str(run), "--text",
+                     str(text_dir / "test.txt")]) == 0
+        assert main(["lm", "plot", "--run", str(run), "the cat sees the dog .", "--output",
+                     str(tmp_path / f"{name}.png")]) == 0
+        printed[name] = capsys.readouterr().out.replace(str(tmp_path / name), "OUT")
+    assert printed["model"] == printed["run"]
+    assert (tmp_path / "model.png").read_bytes() == (tmp_path / "run.png").read_bytes()
+
+
+def test_what_load_refuses(dates_data, dates_run, exported, tmp_path):
+    with pytest.raises(CheckpointError, match="has no checkpoint"):
+        attnlab.load(dates_data)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        attnlab.load(tmp_path / "nowhere")
+    model = tmp_path / "copy"
+    shutil.copytree(exported(dates_run), model)
+    weights = model / "best/model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="its content differs from what meta.json records"):
+        attnlab.load(model)
+
+
+def test_importing_attnlab_stays_light():
+    code = "import sys, attnlab; print(sorted({'torch', 'attnlab.hub'} & set(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def readme_python(heading: str, path: str) -> str:
+    """The README's Python block under `heading` that loads `path`."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    return next(block for block in blocks if f'attnlab.load("{path}")' in block)
+
+
+@pytest.mark.parametrize(("heading", "path"), [("Library example", "runs/demo/run"),
+                                               ("Sharing a model", "models/dates")])
+def test_readme_load_examples_run(dates_run, exported, capsys, heading, path):
+    code = readme_python(heading, path).replace(path, str(exported(dates_run)))
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.strip()
