@@ -18,7 +18,7 @@ from attnlab.viz import comparison
 from attnlab.viz.report import STYLE, data_uri, html_table
 
 from .baseline import aligner_baseline
-from .findings import findings
+from .findings import MIN_BUCKET, findings
 from .measure import row_check_for
 from .runner import RECORD, RunOptions, read_record
 from .suite import Suite
@@ -126,11 +126,13 @@ def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | N
              ) -> list[str]:
     parts = ["<h2>Figures</h2>"]
     if suite.task == "translation":
-        series = {r["label"]: [(b["label"], b["bleu"], b["count"]) for b in r["buckets"]]
-                  for r in records}
+        # A bucket of a handful of sentences gives a BLEU that says little: left as a gap.
+        series = {r["label"]: [(b["label"], b["bleu"] if b["count"] >= MIN_BUCKET else None,
+                                b["count"]) for b in r["buckets"]] for r in records}
         parts.append(_figure(comparison.length_curves_png(
             series, title="BLEU by source length (test set, words)"),
-            "BLEU of each member on the test sentences grouped by source length.", command))
+            f"BLEU of each member on the test sentences grouped by source length (buckets of "
+            f"fewer than {MIN_BUCKET} sentences are not drawn).", command))
     curves = {r["label"]: r["curve"] for r in records if r.get("curve")}
     if curves:
         label = CURVE_LABEL[suite.task]
@@ -166,12 +168,22 @@ def _aer_figures(records: list[dict], command: str, baseline: dict | None) -> li
         if baseline and gold.startswith("RWTH") and baseline.get("aer") is not None:
             references[baseline["label"]] = baseline["aer"]
             references.update(baseline.get("papers", {}))
+        name = gold_title(gold)
         parts.append(_figure(comparison.bars_png(
-            values, ylabel="AER (lower is better)", title=f"AER on {gold}",
+            values, ylabel="AER (lower is better)", title=f"AER on {name}",
             references=references or None),
             f"Alignment error rate of each member's argmax attention (forced decoding of the "
-            f"reference) on {gold}; dashed lines: other aligners.", command))
+            f"reference) on {name}; dashed lines: other aligners.", command))
     return parts
+
+
+def gold_title(name: str) -> str:
+    """A gold set's name without the machine's folders: 'RWTH de-en gold (/a/b/rwth)' ->
+    'RWTH de-en gold (rwth)'."""
+    if name.endswith(")") and "(" in name:
+        head, _, inside = name[:-1].partition("(")
+        return f"{head}({Path(inside).name})"
+    return name
 
 
 def _panels(records: list[dict]):
