@@ -69,6 +69,7 @@ def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, cap
     assert all(len(row) == len(bahdanau["example"]["source_tokens"]) for row in weights)
 
     page = (out / "report.html").read_text()
+    assert "Vocabulary.</b> the same in every member" in (out / "report.html").read_text()
     for section in ("AER, row t (used)", "Findings", "Results", "Figures", "BLEU of each member",
                     "against the training minutes", "Alignment error rate", "same sentence",
                     "Which attention row", "Members"):

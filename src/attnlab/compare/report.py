@@ -3,6 +3,7 @@ and DIR/results.md (the tables, for a README), from the finished members' compar
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import platform
@@ -65,7 +66,8 @@ def write_report(suite: Suite, directory, options: RunOptions) -> list[Path]:
                         f"attnlab compare {suite.argument} --dir {directory} first")
     command = f"attnlab compare {suite.argument} --dir {directory}"
     baseline = aligner_baseline(suite, directory, options, records)
-    page = report_page(suite, records, missing, command, baseline)
+    vocabulary = vocabulary_check(directory, records)
+    page = report_page(suite, records, missing, command, baseline, vocabulary)
     markdown = results_markdown(suite, records, missing, command, baseline)
     written = []
     for name, text in (("report.html", page), ("results.md", markdown)):
@@ -75,10 +77,29 @@ def write_report(suite: Suite, directory, options: RunOptions) -> list[Path]:
     return written
 
 
+def vocabulary_check(directory: Path, records: list[dict]) -> str:
+    """Whether every member has the same vocabularies (their *vocab*.json files, byte for
+    byte): the suite promises it, and each run builds its own."""
+    digests = {}
+    for record in records:
+        files = sorted((directory / record["name"]).glob("*vocab*.json"))
+        digests[record["label"]] = tuple(hashlib.sha256(f.read_bytes()).hexdigest()
+                                         for f in files)
+    if len(set(digests.values())) <= 1:
+        return (f"the same in every member ({', '.join(f.name for f in files)} identical, "
+                f"sha256 checked)") if records and files else "not checked (no vocabulary file)"
+    groups: dict[tuple, list[str]] = {}
+    for label, digest in digests.items():
+        groups.setdefault(digest, []).append(label)
+    return "NOT the same in every member: " + "; ".join(" = ".join(g) for g in groups.values())
+
+
 def report_page(suite: Suite, records: list[dict], missing: list[str], command: str,
-                baseline: dict | None) -> str:
+                baseline: dict | None, vocabulary: str = "") -> str:
     title = suite.title or f"attnlab compare {suite.name}"
     parts = [f"<h1>{html.escape(title)}</h1>", _header(suite, records, missing, command)]
+    if vocabulary:
+        parts.append(f"<p><b>Vocabulary.</b> {html.escape(vocabulary)}.</p>")
     parts.append("<h2>Findings</h2><ul>" + "".join(
         f"<li>{html.escape(line)}</li>" for line in findings(suite, records, baseline)) + "</ul>")
     parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)))
