@@ -5,9 +5,14 @@
    included).
 2. `scaled_dot` against torch's fused scaled_dot_product_attention on the same inputs (ratio).
 3. Global vs local-p attention (general score, D=10) for Tq = Tk = 256, 1024, 4096 at d=256.
+4. Issue 14: local-p and local-m (general score, D=8) against global attention at B=1, d=256,
+   n = 1024 and 4096 source positions, a decoder's whole target of Tq = n/2 queries in one call:
+   times, local/global ratio, growth 1024 -> 4096, GFLOP/s against this machine's fp32 GEMM
+   rate, and the same figures for the implementation before issue 14 (`old_local`), all
+   interleaved in one run.
 
 Forward passes under torch.no_grad(); medians over repeated calls. Usage:
-    python benchmarks/attention.py [--threads 1] [--repeats 50]
+    python benchmarks/attention.py [--threads 1] [--repeats 50] [--only local-window]
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import torch
 import torch.nn.functional as F
 
 from attnlab.attention import SCORES, Attention, LocalAttention
+from attnlab.attention.core import masked_softmax
+from attnlab.attention.ops import gather_rows
 
 
 def median_seconds(fn: Callable, *args, repeats: int, warmup: int = 3, **kwargs) -> float:
@@ -94,21 +101,143 @@ def global_vs_local(repeats: int) -> list[str]:
     return rows
 
 
+def old_local(local: LocalAttention, query: torch.Tensor, keys: torch.Tensor,
+              mask: torch.Tensor, chunk_elements: int = 1 << 22) -> tuple[torch.Tensor, ...]:
+    """Local attention as it was before issue 14, values = keys: gather (B, chunk, W, H) window
+    keys and values, batched tiny matmuls, torch.tanh -> context, dense weights."""
+    score, window = local.score, local.window
+    projected = score.project_keys(keys)
+    batch, queries, num_keys = query.shape[0], query.shape[1], keys.shape[1]
+    if local.predictive:
+        gate = torch.sigmoid(local.position_v(torch.tanh(local.position_proj(query))))
+        centres = (mask.sum(-1, keepdim=True) - 1).clamp(min=0).to(query.dtype) * gate.squeeze(-1)
+    else:
+        centres = torch.arange(queries, dtype=query.dtype).expand(batch, queries)
+    slots = torch.arange(-window, window + 1)
+    positions = centres.round().long().unsqueeze(-1) + slots
+    clamped = positions.clamp(0, num_keys - 1)
+    valid = (positions >= 0) & (positions < num_keys)
+    valid &= mask.unsqueeze(1).expand(batch, queries, num_keys).gather(-1, clamped)
+    chunk = max(1, chunk_elements // (batch * slots.numel() * projected.shape[-1]))
+    contexts, weights = [], []
+    for s in range(0, queries, chunk):
+        part, where = clamped[:, s : s + chunk], centres[:, s : s + chunk]
+        w = masked_softmax(score.window(query[:, s : s + chunk], projected, part),
+                           valid[:, s : s + chunk])
+        if local.predictive:
+            w = w * torch.exp(-((part - where.unsqueeze(-1)) ** 2) / (2 * (window / 2) ** 2))
+        contexts.append((w.unsqueeze(-2) @ gather_rows(keys, part)).squeeze(-2))
+        weights.append(w)
+    w = torch.cat(weights, dim=1)
+    dense = w.new_zeros(batch, queries, num_keys).scatter_add_(-1, clamped, w)
+    return torch.cat(contexts, dim=1), dense
+
+
+def gemm_gflops(size: int = 1024) -> float:
+    """This machine's fp32 GEMM rate: one (size x size) @ (size x size) torch.mm."""
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    return 2 * size**3 / median_seconds(torch.mm, a, b, repeats=5, warmup=1) / 1e9
+
+
+def window_variants(length: int, dim: int, window: int) -> dict[str, Callable]:
+    """The calls issue 14 times at n = length source positions, Tq = n/2 queries."""
+    queries = length // 2
+    query, keys = torch.randn(1, queries, dim), torch.randn(1, length, dim)
+    mask = torch.ones(1, length, dtype=torch.bool)
+    lengths = mask.sum(-1, keepdim=True)
+    full = Attention("general", query_dim=dim, key_dim=dim)
+    local_p = LocalAttention(full.score, window=window, predictive=True)
+    local_m = LocalAttention(full.score, window=window, predictive=False)
+    return {
+        "global": lambda: full(query, keys, mask=mask),
+        "local-p": lambda: local_p(query, keys, mask=mask),
+        "local-m": lambda: local_m(query, keys, mask=mask),
+        "local-p window form": lambda: local_p.attend_window(query, keys, mask=mask),
+        "local-m window form": lambda: local_m.attend_window(query, keys, mask=mask),
+        "local-p before": lambda: old_local(local_p, query, keys, mask),
+        "local-m before": lambda: old_local(local_m, query, keys, mask),
+        "projections (p)": lambda: (full.score.project_keys(keys),
+                                    local_p.centres(query, lengths, 0)),
+        "projections (m)": lambda: full.score.project_keys(keys),
+        "dense weights": lambda: torch.zeros(1, queries, length),
+    }
+
+
+def local_window(repeats: int) -> list[str]:
+    """Issue 14's case; every variant is timed once per round, rounds interleave, medians."""
+    dim, window, rounds = 256, 8, max(5, repeats // 7)
+    width = 2 * window + 1
+    found: dict[int, dict[str, float]] = {}  # median over rounds
+    best: dict[int, dict[str, float]] = {}  # fastest round: less of the other jobs' noise
+    peak: list[float] = []
+    for length in (1024, 4096):
+        variants = window_variants(length, dim, window)
+        times: dict[str, list[float]] = {name: [] for name in variants}
+        for _ in range(rounds):
+            peak.append(gemm_gflops())
+            for name, call in variants.items():
+                times[name].append(median_seconds(call, repeats=3, warmup=1))
+        found[length] = {name: statistics.median(t) for name, t in times.items()}
+        best[length] = {name: min(t) for name, t in times.items()}
+    rate = statistics.median(peak)
+    # FLOPs: key projection n d^2, position net Tq d^2, scores and context 2 * Tq * (n or W) * d.
+    flops = {
+        "global": lambda n, tq: 2 * (n * dim * dim + 2 * tq * n * dim),
+        "local-p": lambda n, tq: 2 * (n * dim * dim + tq * dim * dim + 2 * tq * width * dim),
+        "local-m": lambda n, tq: 2 * (n * dim * dim + 2 * tq * width * dim),
+    }
+    flops["local-p window form"] = flops["local-p before"] = flops["local-p"]
+    flops["local-m window form"] = flops["local-m before"] = flops["local-m"]
+    rows = [f"B=1, d=256, D={window} (W={width}), general score, Tq = n/2 queries per call; "
+            f"fp32 GEMM rate (torch.mm 1024^3) {rate:.1f} GFLOP/s\n",
+            "| variant | n=1024 | n=4096 | growth | / global at 4096 | GFLOP/s at 4096 "
+            "(share of GEMM) |", "|---|---|---|---|---|---|"]
+    for name in variants:
+        small, large = found[1024][name], found[4096][name]
+        ratio = f"{found[4096]['global'] / large:.1f}x faster" if name in flops else ""
+        speed = ""
+        if name in flops:
+            gflops = flops[name](4096, 2048) / large / 1e9
+            speed = f"{gflops:.1f} ({gflops / rate:.0%})"
+        rows.append(f"| {name} | {fmt(small)} | {fmt(large)} | {large / small:.2f}x | "
+                    f"{ratio} | {speed} |")
+    for label, figures in (("median", found), ("fastest round", best)):
+        small, large = figures[1024], figures[4096]
+        rows.append(f"\n{label}: " + "; ".join(
+            f"{name} {large['global'] / large[name]:.1f}x faster than global at 4096, growth "
+            f"{large[name] / small[name]:.2f}x"
+            for name in ("local-p", "local-m", "local-p window form", "local-m window form")))
+        for kind in ("p", "m"):
+            shared, windowed = large[f"projections ({kind})"], large[f"local-{kind} window form"]
+            rows.append(f"{label}, local-{kind} at 4096: shared projections {fmt(shared)}; "
+                        f"window work (window form - projections) {fmt(windowed - shared)} = "
+                        f"{(windowed - shared) / shared:.0%} of them; dense (Tq, n) weights "
+                        f"(forward - window form) {fmt(large[f'local-{kind}'] - windowed)}")
+    return rows
+
+
+SECTIONS = {
+    "scores": ("Global scores", global_scores),
+    "sdpa": ("scaled_dot vs torch.nn.functional.scaled_dot_product_attention", against_sdpa),
+    "global-local": ("Global vs local-p", global_vs_local),
+    "local-window": ("Local attention near its FLOP bound (issue 14)", local_window),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--repeats", type=int, default=50, help="timed calls per figure")
+    parser.add_argument("--only", choices=sorted(SECTIONS), help="run one section only")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     print(f"attnlab attention benchmark: torch {torch.__version__}, "
           f"{torch.get_num_threads()} thread(s), float32, forward under no_grad, medians\n")
     with torch.no_grad():
-        for title, table in (
-            ("Global scores", global_scores),
-            ("scaled_dot vs torch.nn.functional.scaled_dot_product_attention", against_sdpa),
-            ("Global vs local-p", global_vs_local),
-        ):
+        for key, (title, table) in SECTIONS.items():
+            if args.only not in (None, key):
+                continue
             print(f"### {title}\n")
             print("\n".join(table(args.repeats)), end="\n\n", flush=True)
 

@@ -84,11 +84,11 @@ def test_scores_only_the_window_and_projects_keys_once(name, predictive, monkeyp
     def full_matrix(*args):
         raise AssertionError("local attention must not score the full Tq x Tk matrix")
 
-    original_project, original_window = score.project_keys, score.window
+    original_project, original_window = score.project_keys, local.window_scores
     monkeypatch.setattr(score, "forward", full_matrix)
     monkeypatch.setattr(score, "project_keys",
                         lambda k: projections.append(k.shape) or original_project(k))
-    monkeypatch.setattr(score, "window",
+    monkeypatch.setattr(local, "window_scores",
                         lambda q, k, p: windows.append(p.shape) or original_window(q, k, p))
     local(torch.randn(3, 20, 4), torch.randn(3, 40, 4), offset=5)
     assert projections == [(3, 40, 4)]
@@ -121,11 +121,19 @@ def test_padded_keys_cannot_change_local_output():
                                local(query, keys, values, mask))
 
 
+# Two queries per chunk (five chunks, the last short): the additive score gathers (B, C, W, H)
+# windows of H=4 (= query_dim), dot-product scores gather nothing and count (B, C, W) elements.
+@pytest.mark.parametrize(("name", "chunk_elements"), [("additive", 2 * 2 * 5 * 4),
+                                                      ("general", 2 * 2 * 5)])
 @pytest.mark.parametrize("predictive", [False, True])
-def test_chunked_queries_give_the_same_result(predictive):
-    local = LocalAttention("additive", window=2, predictive=predictive, query_dim=4, key_dim=3)
+def test_chunked_queries_give_the_same_result(name, chunk_elements, predictive):
+    local = LocalAttention(name, window=2, predictive=predictive, query_dim=4, key_dim=3)
     query, keys, values = torch.randn(2, 9, 4), torch.randn(2, 8, 3), torch.randn(2, 8, 5)
     mask = torch.rand(2, 8) > 0.2
     whole = local(query, keys, values, mask, offset=1)
-    local.chunk_elements = 2 * 5 * 5 * 2  # two queries per chunk: five chunks, the last short
+    local.chunk_elements = chunk_elements
+    chunks = []
+    original = local._attend_chunk
+    local._attend_chunk = lambda q, *rest: chunks.append(q.shape[1]) or original(q, *rest)
     torch.testing.assert_close(local(query, keys, values, mask, offset=1), whole)
+    assert chunks == [2, 2, 2, 2, 1]

@@ -6,8 +6,10 @@ local-p (predictive): p_t = S * sigmoid(v_p^T tanh(W_p q_t)), S = real source le
 sigma = D / 2 (eq. 10). As in the paper, local-p weights are *not* renormalised after the
 Gaussian, so they sum to at most 1.
 
-Keys are projected once for all queries; each query then gathers its own window of projected
-keys and values, so the cost grows with Tq * (2D + 1), not Tq * Tk.
+Keys are projected once for all queries; each query then reads only its own window of projected
+keys and values, so the cost grows with Tq * (2D + 1), not Tq * Tk. Dot-product scores (dot,
+scaled_dot, general, cosine) and the context read the window rows in place (`windows`); the
+other scores gather them.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from torch import Tensor, nn
 
 from .base import AttentionOutput, Mechanism, Position, resolve_score
 from .core import masked_softmax
-from .ops import gather_rows
-from .scores import Score
+from .scores import DotProduct, Score
+from .windows import window_dots, window_sums
 
 
 @dataclass
@@ -82,7 +84,9 @@ class LocalAttention(Mechanism):
         """p_t for each query: query (B, Tq, Dq), lengths (B, 1 or Tq) real keys -> (B, Tq)."""
         batch, queries, _ = query.shape
         if self.predictive:
-            gate = torch.sigmoid(self.position_v(torch.tanh(self.position_proj(query))))
+            # tanh(x) = 2 sigmoid(2x) - 1: this CPU build's tanh takes ~2x as long (Tq x d)
+            hidden = 2 * torch.sigmoid(2 * self.position_proj(query)) - 1  # tanh(W_p h_t)
+            gate = torch.sigmoid(self.position_v(hidden))
             return (lengths - 1).clamp(min=0).to(query.dtype) * gate.squeeze(-1)
         steps = torch.arange(queries, device=query.device, dtype=query.dtype)
         offset = torch.as_tensor(offset, device=query.device, dtype=query.dtype).reshape(-1, 1)
@@ -119,12 +123,14 @@ class LocalAttention(Mechanism):
         valid = (positions >= 0) & (positions < num_keys)
         if key_mask is not None:
             valid &= key_mask.expand(batch, queries, num_keys).gather(-1, clamped)
-        # Queries go in chunks so the gathered windows, (B, chunk, W, H), stay small.
-        width = max(projected_keys.shape[-1], values.shape[-1], 1)
+        # Queries go in chunks so windows that a score gathers, (B, chunk, W, H), stay small;
+        # dot-product scores and the context gather nothing, only (B, chunk, W) tensors.
+        gathers = not isinstance(self.score, DotProduct)
+        width = max(projected_keys.shape[-1] if gathers else 1, 1)
         chunk = max(1, self.chunk_elements // (batch * slots.numel() * width))
         parts = [
             self._attend_chunk(query[:, s : s + chunk], projected_keys, values,
-                               clamped[:, s : s + chunk], valid[:, s : s + chunk],
+                               positions[:, s : s + chunk], valid[:, s : s + chunk],
                                centres[:, s : s + chunk])
             for s in range(0, queries, chunk)
         ]
@@ -136,16 +142,26 @@ class LocalAttention(Mechanism):
         self, query: Tensor, projected_keys: Tensor, values: Tensor, positions: Tensor,
         valid: Tensor, centres: Tensor,
     ) -> tuple[Tensor, Tensor]:
-        """Eq. 9-10 for a chunk of queries: query (B, C, Dq), positions/valid (B, C, W),
-        centres (B, C) -> context (B, C, Dv), weights (B, C, W)."""
-        scores = self.score.window(query, projected_keys, positions)  # (B, C, W)
+        """Eq. 9-10 for a chunk of queries: query (B, C, Dq), positions/valid (B, C, W) (positions
+        may lie outside the sentence, where valid is False), centres (B, C) -> context (B, C, Dv),
+        weights (B, C, W)."""
+        clamped = positions.clamp(0, values.shape[1] - 1)
+        scores = self.window_scores(query, projected_keys, positions)  # (B, C, W)
         weights = masked_softmax(scores, valid)  # (B, C, W)
         if self.predictive:
             sigma = self.window / 2
             gaussian = torch.exp(-((positions - centres.unsqueeze(-1)) ** 2) / (2 * sigma**2))
             weights = weights * gaussian
-        window_values = gather_rows(values, positions)  # (B, C, W, Dv)
-        return (weights.unsqueeze(-2) @ window_values).squeeze(-2), weights
+        return window_sums(weights, values, clamped), weights  # (B, C, Dv), (B, C, W)
+
+    def window_scores(self, query: Tensor, projected_keys: Tensor, positions: Tensor) -> Tensor:
+        """Each query against its own window only: positions (B, C, W), consecutive, possibly
+        outside the sentence -> scores (B, C, W), finite there (the caller masks those slots)."""
+        if isinstance(self.score, DotProduct):  # q'^T k': sampled from Q' K'^T, no gather
+            return window_dots(self.score.project_query(query), projected_keys,
+                               positions[..., 0], positions.shape[-1])
+        clamped = positions.clamp(0, projected_keys.shape[1] - 1)
+        return self.score.window(query, projected_keys, clamped)
 
     def forward(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
                 mask: Tensor | None = None, offset: int | Tensor = 0, *,
