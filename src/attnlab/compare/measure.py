@@ -46,6 +46,7 @@ def translation_scores(run_dir: Path, suite: Suite, rwth: str | os.PathLike | No
     golds = [gold for gold in (rwth_gold_for_run(run, rwth),
                                dates_gold(run, src_path, sources, references, first_lines=True))
              if gold is not None and run.has_attention]   # no attention, no alignments
+    golds = [_within_reach(run, gold) for gold in golds]
     edges = tuple(float(edge) for edge in options.get("length_edges", DEFAULT_EDGES))
     if edges[-1] != math.inf:
         edges += (math.inf,)   # the last bucket is open: "50+"
@@ -60,6 +61,26 @@ def translation_scores(run_dir: Path, suite: Suite, rwth: str | os.PathLike | No
             "parameters": _parameters(run.model), "checkpoint": run.checkpoint,
             "attention_row": ATTENTION_ROWS.get(decoder), "row_check": check,
             "example": _translation_example(run, suite.example or _example_source(sources))}
+
+
+def _within_reach(run, gold):
+    """The gold pairs a location-score model can address: its softmax covers max_len source
+    positions, so longer sources (EOS included) are left out and the set's name says so."""
+    from dataclasses import replace
+
+    attention = run.config.model.decoder.attention
+    limit = getattr(attention, "max_len", None) if attention.score == "location" else None
+    if limit is None:
+        return gold
+    keep = [k for k, source in enumerate(gold.sources)
+            if len(run.vocabs.src.encode(source)) + 1 <= limit]
+    if len(keep) == len(gold.sources):
+        return gold
+    dropped = len(gold.sources) - len(keep)
+    return replace(gold, name=f"{gold.name}; {dropped} pairs longer than max_len={limit} left "
+                              f"out", sources=[gold.sources[k] for k in keep],
+                   targets=[gold.targets[k] for k in keep],
+                   alignments=[gold.alignments[k] for k in keep])
 
 
 def _row_check(run, gold) -> dict:

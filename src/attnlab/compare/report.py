@@ -7,6 +7,7 @@ import hashlib
 import html
 import json
 import platform
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -201,10 +202,7 @@ def _aer_figures(records: list[dict], command: str, baseline: dict | None) -> li
 def gold_title(name: str) -> str:
     """A gold set's name without the machine's folders: 'RWTH de-en gold (/a/b/rwth)' ->
     'RWTH de-en gold (rwth)'."""
-    if name.endswith(")") and "(" in name:
-        head, _, inside = name[:-1].partition("(")
-        return f"{head}({Path(inside).name})"
-    return name
+    return re.sub(r"\((/[^()]*/)?([^/()]+)\)", r"(\2)", name)
 
 
 def _panels(records: list[dict]):

@@ -41,13 +41,14 @@ def short_gold(name: str) -> str:
 
 def results_rows(task: str, records: list[dict]) -> list[list[str]]:
     columns = SCORE_COLUMNS[task]
-    golds = gold_names(records)
+    # One column per kind of gold set (a member may have scored a subset of it).
+    golds = list(dict.fromkeys(short_gold(name) for name in gold_names(records)))
     header = ["member", *(name for name, _, _ in columns), "updates", "minutes",
-              "ms/update", "parameters", *(short_gold(name) for name in golds)]
+              "ms/update", "parameters", *golds]
     rows = [header]
     for record in records:
         scores = record.get("scores", {})
-        aer = {a["name"]: a["aer"] for a in record.get("alignments") or []}
+        aer = {short_gold(a["name"]): a["aer"] for a in record.get("alignments") or []}
         rows.append([record["label"], *(number(scores.get(key), digits)
                                          for _, key, digits in columns),
                      number(record.get("updates"), 0), number(record.get("minutes"), 1),
