@@ -30,7 +30,8 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     existing.add_argument("--overwrite", action="store_true",
                           help="replace the run already in the run directory (its checkpoints, "
                           "config, vocabularies, metrics and TensorBoard logs)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
+                        help="no progress bar (--no-progress: the older spelling)")
 
 
 def run(args: argparse.Namespace) -> int:
