@@ -4,34 +4,17 @@ the window, and no path of this machine appears in it. Screenshots go to build/s
 (not committed) for a person to look at. Without playwright or chromium the test skips, saying
 which."""
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from attnlab.cli import main
+from browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, missing_browser
 
-CHROMIUM = os.environ.get("ATTNLAB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-# Headless, offline (the page must need nothing from anywhere), and fit for a container.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-dev-shm-usage", "--host-resolver-rules=MAP * ~NOTFOUND"]
-SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 WIDTH, HEIGHT = 1280, 800
 # The start of an absolute path on a Linux or macOS machine
 MACHINE_PATH = re.compile(r"(?<![\w.<])/(tmp|home|root|work|Users|var|private|opt|mnt)/")
-
-
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed: pip install -e '.[dev]'"
-    if not os.access(CHROMIUM, os.X_OK):
-        return f"no browser at {CHROMIUM}: make browser (apt-get install chromium)"
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +33,7 @@ def test_no_path_of_the_machine_in_the_page(report, dates_run, dates_data):
     assert "val.src / val.tgt" in html and "dates task gold val.align" in html
 
 
-@pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
+@pytest.mark.skipif(missing_browser() is not None, reason=str(missing_browser()))
 def test_scores_first_on_one_screen(report):
     from playwright.sync_api import sync_playwright
 

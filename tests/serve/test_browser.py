@@ -5,8 +5,6 @@ for a person to look at. Without playwright or chromium every test skips, saying
 
 import io
 import json
-import os
-import shutil
 import socket
 import threading
 import time
@@ -17,33 +15,16 @@ import pytest
 from attnlab.data import write_dates
 from attnlab.serve import create_app
 from attnlab.translation import TranslationTask
+from browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, missing_browser
 
 from .conftest import train, translation_config
 
-# Debian's chromium; ATTNLAB_CHROMIUM may name another Chromium-based browser's executable
-CHROMIUM = os.environ.get("ATTNLAB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-# Headless, and nothing but the local server reachable: no update checks, no stray requests;
-# as root in a container (CI): no sandbox, and no reliance on a small /dev/shm.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-dev-shm-usage",
-                 "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
-SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 DATE = "3 March 1999"
 TIMEOUT_MS = 15_000
 
 
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed: pip install -e '.[dev]'"
-    if not os.access(CHROMIUM, os.X_OK):
-        return f"no browser at {CHROMIUM}: make browser (apt-get install chromium)"
-    return None
 
-
-pytestmark = pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
+pytestmark = pytest.mark.skipif(missing_browser() is not None, reason=str(missing_browser()))
 
 
 @pytest.fixture(scope="module")
