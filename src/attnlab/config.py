@@ -130,7 +130,8 @@ def _apply_override(data: dict, override: str, cls: type) -> None:
     so that a mistake is reported as the override's and not the file's."""
     key, sep, text = override.partition("=")
     key = key.strip()
-    origin = f"--set {override}"
+    # Shown escaped when it holds a newline or other control character: one line per error.
+    origin = f"--set {override if override.isprintable() else repr(override)[1:-1]}"
     if not sep or not key or any(not part for part in key.split(".")):
         raise ConfigError(f"--set expects dotted.key=value, got {override!r}")
     try:
