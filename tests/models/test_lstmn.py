@@ -125,7 +125,8 @@ def test_final_state_is_the_last_real_position():
 
 
 def test_each_state_is_projected_into_key_space_once():
-    lstmn, shapes = make(layers=2), []
+    # The step-by-step path (the fused one projects h_t inside its own loop, by construction).
+    lstmn, shapes = make(layers=2, fused=False), []
     for layer in lstmn.layers:
         project = layer.attention.project_keys
         layer.attention.project_keys = lambda keys, project=project: (

@@ -26,8 +26,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attnlab.attention import Attention, score_class
+from attnlab.attention.scores import Additive
 
 from .encoder import EncoderOutput
+from .lstmn_fused import FusedAdditiveLSTMN
 from .rnn import State
 
 
@@ -59,12 +61,17 @@ def intra_attention(score: str, input_dim: int, hidden_dim: int,
 
 class LSTMNLayer(nn.Module):
     """One LSTMN layer. forward(inputs (B, T, D), mask (B, T) bool) ->
-    (outputs (B, T, H), weights (B, T, T), (h, c) each (B, H) at the last real position)."""
+    (outputs (B, T, H), weights (B, T, T), (h, c) each (B, H) at the last real position).
+
+    With the paper's additive score the layer runs as one fused autograd node
+    (lstmn_fused.py); `fused = False` (or any other score) runs it step by step below. Both
+    compute the same function."""
 
     def __init__(self, input_dim: int, hidden_dim: int, score: str = "additive",
-                 options: dict | None = None):
+                 options: dict | None = None, *, fused: bool = True):
         super().__init__()
         self.hidden_dim = hidden_dim
+        self.fused = fused
         self.input_gates = nn.Linear(input_dim, 4 * hidden_dim)  # W [.; x_t] + b, all t at once
         self.summary_gates = nn.Linear(hidden_dim, 4 * hidden_dim, bias=False)  # W [h~_t; .]
         options = options or {"hidden_dim": hidden_dim}
@@ -86,6 +93,33 @@ class LSTMNLayer(nn.Module):
         if length == 0:
             return inputs.new_zeros(batch, 0, self.hidden_dim), inputs.new_zeros(batch, 0, 0), \
                 (inputs.new_zeros(batch, self.hidden_dim),) * 2
+        if self.fused and isinstance(self.attention.score, Additive) and self.query_proj is None:
+            return self.forward_fused(inputs, mask)
+        return self.forward_stepwise(inputs, mask)
+
+    def forward_fused(self, inputs: Tensor, mask: Tensor) -> tuple[Tensor, Tensor, State]:
+        """The additive layer as one autograd node; the input-side products for all positions
+        at once here, outside it."""
+        score = self.attention.score
+        w_query = score.query_proj.weight  # (K, D + H): [W_qx | W_qh] over [x_t; h~_{t-1}]
+        width = inputs.shape[-1]
+        tape, weights = FusedAdditiveLSTMN.apply(
+            self.input_gates(inputs),  # (B, T, 4H)
+            inputs @ w_query[:, :width].t(),  # (B, T, K)
+            mask, self.summary_gates.weight, w_query[:, width:], score.key_proj.weight,
+            score.v.weight.squeeze(0))
+        real = mask.unsqueeze(-1)  # (B, T, 1)
+        hidden = tape[..., : self.hidden_dim] * real  # (B, T, H), zero at padding
+        cells = tape[..., self.hidden_dim :] * real
+        # The last real position: the largest index whose mask is True (0 rows if none).
+        positions = torch.arange(mask.shape[1], device=mask.device)
+        last = (positions * mask).argmax(dim=1)  # (B,)
+        rows = torch.arange(mask.shape[0], device=mask.device)
+        return hidden, weights * real, (hidden[rows, last], cells[rows, last])
+
+    def forward_stepwise(self, inputs: Tensor, mask: Tensor) -> tuple[Tensor, Tensor, State]:
+        """The layer position by position under autograd: any score."""
+        batch, length, _ = inputs.shape
         input_gates = self.input_gates(inputs)  # (B, T, 4H)
         zeros = inputs.new_zeros(batch, self.hidden_dim)
         h_summary, last_h, last_c = zeros, zeros, zeros
@@ -117,22 +151,25 @@ class LSTMN(nn.Module):
     """Stacked LSTMN layers; dropout on the outputs of every layer but the top (as nn.LSTM).
 
     LSTMN(input_dim, hidden_dim, layers=1, dropout=0.0, score="additive", attention_dim=None,
-    max_len=None, sharpness=None): score is a key of attnlab.attention.SCORES; attention_dim
-    the additive score's inner size (default: hidden_dim), max_len the positions a `location`
-    score can address, sharpness cosine's fixed strength.
+    max_len=None, sharpness=None, fused=True): score is a key of attnlab.attention.SCORES;
+    attention_dim the additive score's inner size (default: hidden_dim), max_len the positions a
+    `location` score can address, sharpness cosine's fixed strength; fused=False runs the
+    additive score step by step too (the slower path, kept for comparison).
     forward(inputs (B, T, D), mask (B, T) bool or None) -> LSTMNOutput.
     """
 
     def __init__(self, input_dim: int, hidden_dim: int, *, layers: int = 1,
                  dropout: float = 0.0, score: str = "additive", attention_dim: int | None = None,
-                 max_len: int | None = None, sharpness: float | None = None):
+                 max_len: int | None = None, sharpness: float | None = None,
+                 fused: bool = True):
         super().__init__()
         if layers < 1:
             raise ValueError(f"LSTMN needs at least one layer, got layers={layers}")
         options = {"hidden_dim": attention_dim or hidden_dim, "max_len": max_len,
                    "sharpness": sharpness}
         self.layers = nn.ModuleList(
-            LSTMNLayer(input_dim if n == 0 else hidden_dim, hidden_dim, score, options)
+            LSTMNLayer(input_dim if n == 0 else hidden_dim, hidden_dim, score, options,
+                       fused=fused)
             for n in range(layers))
         self.dropout = nn.Dropout(dropout)
         self.hidden_dim = hidden_dim
