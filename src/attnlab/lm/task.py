@@ -36,9 +36,8 @@ TASK = "language_model"
 
 def batch_nll(model: nn.Module, batch: TextBatch) -> torch.Tensor:
     """Summed negative log-likelihood of the batch's real target tokens (a scalar tensor)."""
-    logits = model(batch.inputs, batch.mask).logits.transpose(1, 2)  # (B, V, T)
-    token_nll = F.cross_entropy(logits, batch.targets, reduction="none")  # (B, T)
-    return (token_nll * batch.mask).sum()
+    logits = model(batch.inputs, batch.mask, real_only=True).logits  # (N, V): real positions
+    return F.cross_entropy(logits, batch.targets[batch.mask], reduction="sum")
 
 
 def sentence_loss(model: nn.Module, batch: TextBatch) -> LossOutput:

@@ -40,9 +40,11 @@ class LanguageModelOutput:
 class LanguageModel(nn.Module):
     """p(w_t | w_<t) = softmax(W_o dropout(h_t) + b), h_t = reader(dropout(E w_<t)).
 
-    forward(inputs (B, T) token ids, mask (B, T) bool) -> LanguageModelOutput. The reader is
-    any module called as reader(embedded (B, T, E), mask) returning `.outputs` (B, T, H) and
-    `.weights` (LSTMN, LSTMReader).
+    forward(inputs (B, T) token ids, mask (B, T) bool, real_only=False) -> LanguageModelOutput;
+    with real_only the logits are (N, V) for the N real positions only, in row-major order (as
+    `tensor[mask]`): training never pays the output layer for padding. The reader is any module
+    called as reader(embedded (B, T, E), mask) returning `.outputs` (B, T, H) and `.weights`
+    (LSTMN, LSTMReader).
     """
 
     def __init__(self, vocab_size: int, embedding_dim: int, reader: nn.Module, hidden_dim: int,
@@ -53,9 +55,11 @@ class LanguageModel(nn.Module):
         self.reader = reader
         self.output = nn.Linear(hidden_dim, vocab_size)
 
-    def forward(self, inputs: Tensor, mask: Tensor) -> LanguageModelOutput:
+    def forward(self, inputs: Tensor, mask: Tensor, real_only: bool = False
+                ) -> LanguageModelOutput:
         read = self.reader(self.dropout(self.embedding(inputs)), mask)
-        logits = self.output(self.dropout(read.outputs))  # (B, T, V)
+        outputs = read.outputs[mask] if real_only else read.outputs  # (N, H) or (B, T, H)
+        logits = self.output(self.dropout(outputs))  # (N, V) or (B, T, V)
         return LanguageModelOutput(logits, read.weights)
 
 
