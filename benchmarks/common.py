@@ -44,3 +44,20 @@ def reference_model(decoder: str, input_feeding: bool = True) -> ModelConfig:
                               dropout=0.3, input_feeding=input_feeding, output_dim=512,
                               attention=AttentionConfig(score="additive", hidden_dim=512)),
     )
+
+
+def gemm_rate(size: int = 1024, repeats: int = 5) -> float:
+    """This machine's fp32 GEMM rate in GFLOP/s at the current thread count: the fastest of
+    `repeats` (size x size) @ (size x size) torch.mm calls after one warm-up."""
+    import time
+
+    import torch
+
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    torch.mm(a, b)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - start)
+    return 2 * size**3 / best / 1e9

@@ -1,0 +1,134 @@
+"""Training speed of the LSTMN language model beside the LSTM of equal size, in one run.
+
+The models are the shipped `lm-multi30k-lstmn` (2.77M parameters, additive intra-attention) and
+`lm-multi30k-lstm` (hidden 283, 2.77M) on Multi30k English with their 4k BPE, batches of 64
+sentences, Adam, dropout on: real training updates (forward, backward, clip, step).
+
+Variants, all on the same batches, timed in interleaved rounds (each round runs every variant
+for --window updates; medians over rounds):
+- `LSTMN before`: the layer step by step under autograd, logits at every padded position
+  (the code before issue 14);
+- `LSTMN`: the fused layer (attnlab.models.lstmn_fused), logits at real positions only;
+- `LSTM before` / `LSTM`: nn.LSTM with the old and the new loss.
+
+Printed: target tokens/s, ms/update, the achieved GFLOP/s of the update (matrix-product FLOPs
+counted by torch.utils.flop_counter on the same batches) and its share of this machine's fp32
+GEMM rate, measured in the same run. Usage:
+
+    python benchmarks/lstmn_speed.py [--threads 1] [--rounds 5] [--window 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
+
+from attnlab.configs import config_file
+from attnlab.lm import LanguageModelTask, LMRunConfig
+from attnlab.lm.task import batch_nll
+from attnlab.train import experiment_config
+from common import CACHE, DATA, gemm_rate
+
+
+def old_batch_nll(model, batch) -> torch.Tensor:
+    """The loss before issue 14: logits at every position (padding too), then masked."""
+    logits = model(batch.inputs, batch.mask).logits.transpose(1, 2)  # (B, V, T)
+    token_nll = F.cross_entropy(logits, batch.targets, reduction="none")  # (B, T)
+    return (token_nll * batch.mask).sum()
+
+
+def build_task(name: str) -> LanguageModelTask:
+    """The shipped config on the local Multi30k; its BPE trained once and cached."""
+    vocab_dir = CACHE / "lm-multi30k-bpe4k"
+    config = experiment_config(LMRunConfig, str(config_file(name)), None,
+                               [f"data.dir={DATA / 'multi30k'}"], False)
+    if not (DATA / "multi30k" / config.data.train).is_file():
+        raise SystemExit(f"Multi30k not found in {DATA / 'multi30k'}: set ATTNLAB_DATA")
+    cached = (vocab_dir / "vocab.json").is_file()
+    task = LanguageModelTask(config, vocab_dir if cached else None, log=lambda _: None)
+    if not cached:
+        vocab_dir.mkdir(parents=True, exist_ok=True)
+        task.save_files(vocab_dir)
+    return task
+
+
+class Variant:
+    """One model and one loss, with its own optimizer; `update(batch)` is one training step."""
+
+    def __init__(self, task: LanguageModelTask, fused: bool, loss):
+        torch.manual_seed(0)
+        self.model = task.model
+        for layer in getattr(self.model.reader, "layers", []):
+            layer.fused = fused
+        self.loss = loss
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3, fused=True)
+
+    def update(self, batch) -> None:
+        loss = self.loss(self.model, batch) / batch.num_target_tokens
+        self.optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        self.optimizer.step()
+
+    def flops(self, batches) -> int:
+        with FlopCounterMode(display=False) as counter:
+            for batch in batches:
+                self.update(batch)
+        return counter.get_total_flops()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--window", type=int, default=20, help="updates per variant per round")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    lstmn_task, lstm_task = build_task("lm-multi30k-lstmn"), build_task("lm-multi30k-lstm")
+    variants = {
+        "LSTMN before (step by step, all-position logits)": Variant(lstmn_task, False,
+                                                                    old_batch_nll),
+        "LSTMN (fused layer, real-position logits)": Variant(lstmn_task, True, batch_nll),
+        "LSTM before (all-position logits)": Variant(lstm_task, True, old_batch_nll),
+        "LSTM (real-position logits)": Variant(lstm_task, True, batch_nll),
+    }
+    # The LSTMN variants share one model object: timing only, its weights' values do not matter.
+    sampler = iter(lstmn_task.sampler)
+    batches = [lstmn_task.make_batch(next(sampler)) for _ in range(args.window)]
+    tokens = sum(batch.num_target_tokens for batch in batches)
+    flops = {name: variant.flops(batches[:3]) for name, variant in variants.items()}
+    flop_tokens = sum(batch.num_target_tokens for batch in batches[:3])
+    seconds: dict[str, list[float]] = {name: [] for name in variants}
+    rates = []
+    for _ in range(args.rounds):
+        rates.append(gemm_rate())
+        for name, variant in variants.items():
+            start = time.perf_counter()
+            for batch in batches:
+                variant.update(batch)
+            seconds[name].append(time.perf_counter() - start)
+    rate = statistics.median(rates)
+    print(f"LSTMN vs LSTM language-model training, Multi30k English (4k BPE), batches of 64 "
+          f"sentences ({tokens / len(batches):.0f} target tokens per update on average), "
+          f"{args.threads} thread(s), torch {torch.__version__}; medians of {args.rounds} rounds "
+          f"x {args.window} updates; fp32 GEMM rate (torch.mm 1024^3) {rate:.1f} GFLOP/s\n")
+    print("| variant | target tokens/s (min-max) | ms/update | GFLOP per token | GFLOP/s "
+          "(share of GEMM rate) | vs LSTMN before |\n|---|---|---|---|---|---|")
+    base = statistics.median(seconds[next(iter(variants))])
+    for name, times in seconds.items():
+        mid = statistics.median(times)
+        per_token = flops[name] / flop_tokens
+        achieved = per_token * tokens / mid / 1e9
+        print(f"| {name} | {tokens / mid:,.0f} ({tokens / max(times):,.0f}-"
+              f"{tokens / min(times):,.0f}) | {mid / len(batches) * 1000:.0f} | "
+              f"{per_token / 1e6:.2f} M | {achieved:.1f} ({achieved / rate:.0%}) | "
+              f"{base / mid:.2f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
