@@ -9,7 +9,7 @@ import math
 from attnlab.files import check_outputs
 
 from .options import add_quiet, add_run_arguments, check_task
-from .translate import add_decode_arguments
+from .translate import add_decode_arguments, load_for_decoding
 
 
 def bucket_edges(text: str) -> tuple[float, ...]:
@@ -64,14 +64,13 @@ def run(args: argparse.Namespace) -> int:
     from attnlab.eval import DEFAULT_EDGES
     from attnlab.translation.evaluate import evaluate_run, read_pairs
     from attnlab.translation.golds import choose_golds
-    from attnlab.translation.loading import load_run
 
     check_task(args.run, args.checkpoint, "evaluate")
     outputs = {"--bucket-plot": args.bucket_plot, "--output": args.output,
                "--hypotheses": args.hypotheses}
     check_outputs({"--src": args.src, "--ref": args.ref, "--align-gold": args.align_gold},
                   outputs)  # before the evaluation, which may take minutes
-    trained = load_run(args.run, args.checkpoint, args.device)
+    trained = load_for_decoding(args)
     sources, references, src_path = read_pairs(trained, args.src, args.ref)
     golds = choose_golds(trained, src_path, sources, references, align_gold=args.align_gold,
                          one_indexed=args.align_format == "rwth", rwth=args.rwth,

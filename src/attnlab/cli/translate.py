@@ -30,11 +30,24 @@ HISTORY = "~/.attnlab_history"  # what was typed at the prompt, for the next ses
 
 
 def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
-    """--beam K, --alpha A, --batch-size N."""
+    """--beam K, --alpha A, --batch-size N, --quantize int8."""
     add_beam(parser)
     parser.add_argument("--alpha", type=float, metavar="A",
                         help="GNMT length penalty alpha (default: the run's decode.alpha)")
     add_batch_size(parser)
+    parser.add_argument("--quantize", choices=("int8",),
+                        help="int8: run the model's linear and recurrent layers in 8-bit "
+                        "integers (dynamic quantization, CPU only; see the README's decoding "
+                        "figures for its speed and BLEU)")
+
+
+def load_for_decoding(args: argparse.Namespace):
+    """The run of --run/--checkpoint on --device, quantized as --quantize asks (on the CPU:
+    --device auto means cpu then)."""
+    from attnlab.translation.loading import load_run
+
+    device = "cpu" if args.quantize and args.device == "auto" else args.device
+    return load_run(args.run, args.checkpoint, device).quantized(args.quantize)
 
 
 def output_format(text: str) -> str:
@@ -135,7 +148,6 @@ def _is_terminal(stream) -> bool:
 def run(args: argparse.Namespace) -> int:
     from attnlab.files import atomic_output
     from attnlab.train.progress import progress_bar, wanted
-    from attnlab.translation.loading import load_run
 
     check_task(args.run, args.checkpoint, "translate")
     if args.input is not None and Path(args.input).is_dir():
@@ -147,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = ({"--input": args.input} if args.input is not None
               else {"standard input": _standard_input()})
     check_outputs(inputs, {"--output": args.output, "--alignments": args.alignments})
-    trained = load_run(args.run, args.checkpoint, args.device)
+    trained = load_for_decoding(args)
     if args.alignments and not trained.has_attention:
         raise DataError("this model has no attention, so it cannot write --alignments")
     beam = args.beam or trained.config.decode.beam

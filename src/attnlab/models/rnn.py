@@ -21,7 +21,8 @@ def make_rnn(kind: str, input_size: int, hidden_size: int, layers: int, dropout:
 
 def run_rnn(rnn: nn.RNNBase, inputs: Tensor, state: State | None) -> tuple[Tensor, State]:
     """inputs (B, T, I), state tuple or None -> outputs (B, T, H), new state tuple."""
-    packed_state = None if state is None else (state if isinstance(rnn, nn.LSTM) else state[0])
+    # `mode`, not isinstance: an int8 (dynamically quantized) LSTM is not an nn.LSTM.
+    packed_state = None if state is None else (state if rnn.mode == "LSTM" else state[0])
     outputs, new_state = rnn(inputs, packed_state)
     return outputs, (new_state if isinstance(new_state, tuple) else (new_state,))
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import torch
 
-from attnlab.errors import CheckpointError
+from attnlab.errors import CheckpointError, UserError
 from attnlab.models import Seq2Seq, build_model
+from attnlab.models.quantize import quantize_int8
 from attnlab.train.runs import load_weights, open_run
 
 from .config import DecodeConfig, RunConfig
@@ -47,6 +48,17 @@ class TrainedRun:
         """Whether the run reads characters; then a character is its unit of alignment, since
         the gold alignments of such tasks (the dates task) link characters."""
         return self.config.data.vocab == "char"
+
+    def quantized(self, kind: str | None) -> TrainedRun:
+        """This run with its model's linear and recurrent layers in `kind` ("int8": dynamic
+        quantization, for the CPU; None: the run as it is)."""
+        if kind is None:
+            return self
+        if kind != "int8":
+            raise UserError(f"unknown quantization {kind!r}: only int8 is available")
+        if next(self.model.parameters()).device.type != "cpu":
+            raise UserError("int8 quantization runs on the CPU: give --device cpu")
+        return replace(self, model=quantize_int8(self.model))
 
     def translate(self, lines: Iterable[str], *, beam: int | None = None,
                   alpha: float | None = None, batch_size: int | None = None,
