@@ -4,7 +4,8 @@ The encoder runs once and `decoder.start` once, so each sentence's keys are proj
 (they live in the `Memory`). The memory is repeated to B*K rows once at the start; every step
 reorders only the per-hypothesis state (`DecoderState.reorder`), since the K rows of a sentence
 hold identical memory rows. Sentences that are done leave the batch (memory included), so late
-steps only pay for the sentences still searching.
+steps only pay for the sentences still searching; they leave in groups (once a quarter of the
+sentences held are done), since every departure copies the whole memory.
 
 Each step ranks the 2K best extensions of a sentence by summed log-probability. An extension
 ending in EOS among the first K is finished (taken out of the beam, it stays finished); the
@@ -43,13 +44,16 @@ class _Beams:
     """The live search over N sentences still searching, K beams each; rows are n * K + k.
 
     sentence (N,) index in the input batch; limits (N,) output limits; done (N,) finished
-    hypotheses so far; scores (N, K) summed log-probabilities (-inf: an empty beam slot);
+    hypotheses so far; live (N,) bool, False for a sentence that is done but still held (its
+    scores are all -inf, so it proposes and finishes nothing); scores (N, K) summed
+    log-probabilities (-inf: an empty beam slot);
     tokens (N*K, t) and attention (N*K, t, S) or None: each row's history; state: the decoder's.
     """
 
     sentence: Tensor
     limits: Tensor
     done: Tensor
+    live: Tensor
     scores: Tensor
     tokens: Tensor
     attention: Tensor | None
@@ -64,7 +68,8 @@ class _Beams:
         state = state.reorder(rows, memory=True)  # the one memory expansion
         scores = torch.full((batch, beam_size), float("-inf"), device=limits.device)
         scores[:, 0] = 0.0
-        return cls(rows.view(batch, beam_size)[:, 0], limits, torch.zeros_like(limits), scores,
+        return cls(rows.view(batch, beam_size)[:, 0], limits, torch.zeros_like(limits),
+                   torch.ones_like(limits, dtype=torch.bool), scores,
                    rows.new_full((batch * beam_size, 0), BOS_ID), None, state)
 
     def last_tokens(self) -> Tensor:
@@ -120,15 +125,17 @@ def _advance(beams: _Beams, scores: Tensor, weights: Tensor | None, length: int,
     keep = keep[:, :beam_size]  # (N, K)
     rows, new_tokens = origin.gather(1, keep), token.gather(1, keep)
     new_scores = top.gather(1, keep)
-    alive = (beams.done < beam_size) & ~at_limit.squeeze(1)  # (N,)
+    alive = beams.live & (beams.done < beam_size) & ~at_limit.squeeze(1)  # (N,)
     if not alive.any():
         return None
-    shrink = not alive.all()
+    new_scores = new_scores.masked_fill(~alive.unsqueeze(1), float("-inf"))
+    shrink = int((~alive).sum()) * 4 >= alive.shape[0]
     if shrink:  # the done sentences leave the batch
         kept = alive.nonzero().squeeze(1)
         rows, new_tokens, new_scores = rows[kept], new_tokens[kept], new_scores[kept]
         beams.sentence, beams.limits = beams.sentence[kept], beams.limits[kept]
-        beams.done = beams.done[kept]
+        beams.done, alive = beams.done[kept], alive[kept]
+    beams.live = alive
     flat = rows.reshape(-1)  # (N'*K,)
     # Rows of one sentence hold equal memory, so reordering it by `flat` keeps the right one.
     beams.state = beams.state.reorder(flat, memory=shrink)
