@@ -11,13 +11,19 @@
    rate, and the same figures for the implementation before issue 14 (`old_local`), all
    interleaved in one run.
 
-Forward passes under torch.no_grad(); medians over repeated calls. Usage:
+Forward passes under torch.no_grad(); medians over repeated calls. Beside each time of sections
+1-3: the achieved GFLOP/s (the matrix-product FLOPs of the same call, counted once by
+torch.utils.flop_counter, over the median time) and its share of this machine's fp32 GEMM rate
+(common.gemm_rate: torch.mm 1024^3 at the same thread count, measured at the start of the run
+and printed in the header). Section 4 counts FLOPs by the formulas in `local_window` and measures
+the GEMM rate once per round, between its timings. Usage:
     python benchmarks/attention.py [--threads 1] [--repeats 50] [--only local-window]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 from collections.abc import Callable
@@ -28,6 +34,7 @@ import torch.nn.functional as F
 from attnlab.attention import SCORES, Attention, LocalAttention
 from attnlab.attention.core import masked_softmax
 from attnlab.attention.ops import gather_rows
+from common import gemm_rate, matmul_flops
 
 
 def median_seconds(fn: Callable, *args, repeats: int, warmup: int = 3, **kwargs) -> float:
@@ -46,47 +53,66 @@ def fmt(seconds: float) -> str:
     return f"{seconds * 1e6:,.0f} µs" if seconds < 1e-2 else f"{seconds * 1e3:,.1f} ms"
 
 
-def global_scores(repeats: int) -> list[str]:
+def speed(flops: int, seconds: float, rate: float) -> str:
+    """Achieved GFLOP/s and its share of the GEMM rate `rate` (GFLOP/s), e.g. "3.1 (4%)"."""
+    achieved = flops / seconds / 1e9
+    return f"{achieved:.1f} ({achieved / rate:.0%})"
+
+
+def timed(fn: Callable, *args, repeats: int, rate: float, warmup: int = 3,
+          **kwargs) -> tuple[float, str]:
+    """Median seconds of fn(*args, **kwargs) and its speed(), from the FLOPs of one more call."""
+    seconds = median_seconds(fn, *args, repeats=repeats, warmup=warmup, **kwargs)
+    return seconds, speed(matmul_flops(functools.partial(fn, *args, **kwargs)), seconds, rate)
+
+
+def global_scores(repeats: int, rate: float) -> list[str]:
     batch, num_keys, dim = 64, 30, 512
     keys, values = torch.randn(batch, num_keys, dim), torch.randn(batch, num_keys, dim)
     mask = torch.ones(batch, num_keys, dtype=torch.bool)
     mask[::2, 20:] = False  # half the sentences are padded: the mask is really applied
-    rows = ["| score | step (Tq=1) | whole target (Tq=30) |", "|---|---|---|"]
+    rows = ["| score | step (Tq=1) | GFLOP/s (share of GEMM) | whole target (Tq=30) | GFLOP/s "
+            "(share of GEMM) |", "|---|---|---|---|---|"]
     for name in sorted(SCORES):
         if name == "concat":
             continue  # the same function as additive
         attention = Attention(name, query_dim=dim, key_dim=dim, max_len=num_keys)
         projected = attention.project_keys(keys)
         step_query, target_query = torch.randn(batch, dim), torch.randn(batch, 30, dim)
-        step = median_seconds(attention, step_query, keys, values, mask,
-                              projected_keys=projected, repeats=repeats)
-        target = median_seconds(attention, target_query, keys, values, mask, repeats=repeats)
+        step, step_speed = timed(attention, step_query, keys, values, mask,
+                                 projected_keys=projected, repeats=repeats, rate=rate)
+        target, target_speed = timed(attention, target_query, keys, values, mask,
+                                     repeats=repeats, rate=rate)
         label = "additive (= concat)" if name == "additive" else name
-        rows.append(f"| {label} | {fmt(step)} | {fmt(target)} |")
+        rows.append(f"| {label} | {fmt(step)} | {step_speed} | {fmt(target)} | "
+                    f"{target_speed} |")
     return rows
 
 
-def against_sdpa(repeats: int) -> list[str]:
+def against_sdpa(repeats: int, rate: float) -> list[str]:
     batch, num_keys, dim = 64, 30, 512
     attention = Attention("scaled_dot", query_dim=dim, key_dim=dim)
     keys, values = torch.randn(batch, num_keys, dim), torch.randn(batch, num_keys, dim)
     mask = torch.ones(batch, num_keys, dtype=torch.bool)
     mask[::2, 20:] = False
-    rows = ["| B=64, Tk=30, d=512 | attnlab scaled_dot | torch SDPA | ratio |", "|---|---|---|---|"]
+    rows = ["| B=64, Tk=30, d=512 | attnlab scaled_dot | GFLOP/s (share of GEMM) | torch SDPA | "
+            "GFLOP/s (share of GEMM) | ratio |", "|---|---|---|---|---|---|"]
     for queries in (1, 30):
         query = torch.randn(batch, queries, dim)
-        ours = median_seconds(attention, query, keys, values, mask, repeats=repeats)
+        ours, our_speed = timed(attention, query, keys, values, mask, repeats=repeats,
+                                rate=rate)
         sdpa_mask = mask.unsqueeze(1)  # (B, 1, Tk), True = take part, as in attnlab
-        theirs = median_seconds(F.scaled_dot_product_attention, query, keys, values,
-                                attn_mask=sdpa_mask, repeats=repeats)
-        rows.append(f"| Tq={queries} | {fmt(ours)} | {fmt(theirs)} | {ours / theirs:.2f}x |")
+        theirs, their_speed = timed(F.scaled_dot_product_attention, query, keys, values,
+                                    attn_mask=sdpa_mask, repeats=repeats, rate=rate)
+        rows.append(f"| Tq={queries} | {fmt(ours)} | {our_speed} | {fmt(theirs)} | "
+                    f"{their_speed} | {ours / theirs:.2f}x |")
     return rows
 
 
-def global_vs_local(repeats: int) -> list[str]:
+def global_vs_local(repeats: int, rate: float) -> list[str]:
     batch, dim, window = 4, 256, 10
-    rows = ["| Tq = Tk (B=4, d=256) | global (general) | local-p (general, D=10) | speed-up |",
-            "|---|---|---|---|"]
+    rows = ["| Tq = Tk (B=4, d=256) | global (general) | GFLOP/s (share of GEMM) | local-p "
+            "(general, D=10) | GFLOP/s (share of GEMM) | speed-up |", "|---|---|---|---|---|---|"]
     for length in (256, 1024, 4096):
         query, keys = torch.randn(batch, length, dim), torch.randn(batch, length, dim)
         mask = torch.ones(batch, length, dtype=torch.bool)
@@ -94,10 +120,12 @@ def global_vs_local(repeats: int) -> list[str]:
         local = LocalAttention("general", window=window, predictive=True, query_dim=dim,
                                key_dim=dim)
         n = max(3, repeats // (length // 256))
-        t_global = median_seconds(full, query, keys, mask=mask, repeats=n, warmup=1)
-        t_local = median_seconds(local, query, keys, mask=mask, repeats=n, warmup=1)
-        rows.append(f"| {length} | {fmt(t_global)} | {fmt(t_local)} | "
-                    f"{t_global / t_local:.1f}x |")
+        t_global, global_speed = timed(full, query, keys, mask=mask, repeats=n, rate=rate,
+                                       warmup=1)
+        t_local, local_speed = timed(local, query, keys, mask=mask, repeats=n, rate=rate,
+                                     warmup=1)
+        rows.append(f"| {length} | {fmt(t_global)} | {global_speed} | {fmt(t_local)} | "
+                    f"{local_speed} | {t_global / t_local:.1f}x |")
     return rows
 
 
@@ -133,12 +161,6 @@ def old_local(local: LocalAttention, query: torch.Tensor, keys: torch.Tensor,
     return torch.cat(contexts, dim=1), dense
 
 
-def gemm_gflops(size: int = 1024) -> float:
-    """This machine's fp32 GEMM rate: one (size x size) @ (size x size) torch.mm."""
-    a, b = torch.randn(size, size), torch.randn(size, size)
-    return 2 * size**3 / median_seconds(torch.mm, a, b, repeats=5, warmup=1) / 1e9
-
-
 def window_variants(length: int, dim: int, window: int) -> dict[str, Callable]:
     """The calls issue 14 times at n = length source positions, Tq = n/2 queries."""
     queries = length // 2
@@ -163,8 +185,10 @@ def window_variants(length: int, dim: int, window: int) -> dict[str, Callable]:
     }
 
 
-def local_window(repeats: int) -> list[str]:
-    """Issue 14's case; every variant is timed once per round, rounds interleave, medians."""
+def local_window(repeats: int, rate: float) -> list[str]:
+    """Issue 14's case; every variant is timed once per round, rounds interleave, medians. The
+    GEMM rate is measured in every round too (the other jobs on the machine vary), and its
+    median replaces the run's `rate`."""
     dim, window, rounds = 256, 8, max(5, repeats // 7)
     width = 2 * window + 1
     found: dict[int, dict[str, float]] = {}  # median over rounds
@@ -174,7 +198,7 @@ def local_window(repeats: int) -> list[str]:
         variants = window_variants(length, dim, window)
         times: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(rounds):
-            peak.append(gemm_gflops())
+            peak.append(gemm_rate())
             for name, call in variants.items():
                 times[name].append(median_seconds(call, repeats=3, warmup=1))
         found[length] = {name: statistics.median(t) for name, t in times.items()}
@@ -189,18 +213,15 @@ def local_window(repeats: int) -> list[str]:
     flops["local-p window form"] = flops["local-p before"] = flops["local-p"]
     flops["local-m window form"] = flops["local-m before"] = flops["local-m"]
     rows = [f"B=1, d=256, D={window} (W={width}), general score, Tq = n/2 queries per call; "
-            f"fp32 GEMM rate (torch.mm 1024^3) {rate:.1f} GFLOP/s\n",
+            f"fp32 GEMM rate (torch.mm 1024^3) in this section's rounds {rate:.1f} GFLOP/s\n",
             "| variant | n=1024 | n=4096 | growth | / global at 4096 | GFLOP/s at 4096 "
             "(share of GEMM) |", "|---|---|---|---|---|---|"]
     for name in variants:
         small, large = found[1024][name], found[4096][name]
         ratio = f"{found[4096]['global'] / large:.1f}x faster" if name in flops else ""
-        speed = ""
-        if name in flops:
-            gflops = flops[name](4096, 2048) / large / 1e9
-            speed = f"{gflops:.1f} ({gflops / rate:.0%})"
+        achieved = speed(flops[name](4096, 2048), large, rate) if name in flops else ""
         rows.append(f"| {name} | {fmt(small)} | {fmt(large)} | {large / small:.2f}x | "
-                    f"{ratio} | {speed} |")
+                    f"{ratio} | {achieved} |")
     for label, figures in (("median", found), ("fastest round", best)):
         small, large = figures[1024], figures[4096]
         rows.append(f"\n{label}: " + "; ".join(
@@ -232,14 +253,16 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    rate = gemm_rate()
     print(f"attnlab attention benchmark: torch {torch.__version__}, "
-          f"{torch.get_num_threads()} thread(s), float32, forward under no_grad, medians\n")
+          f"{torch.get_num_threads()} thread(s), float32, forward under no_grad, medians; "
+          f"fp32 GEMM rate (torch.mm 1024^3) {rate:.1f} GFLOP/s\n")
     with torch.no_grad():
         for key, (title, table) in SECTIONS.items():
             if args.only not in (None, key):
                 continue
             print(f"### {title}\n")
-            print("\n".join(table(args.repeats)), end="\n\n", flush=True)
+            print("\n".join(table(args.repeats, rate)), end="\n\n", flush=True)
 
 
 if __name__ == "__main__":

@@ -31,8 +31,10 @@ def multi30k_vocabularies(config: DataConfig) -> Vocabularies:
     directory = CACHE / "multi30k-bpe8k"
     if Vocabularies.exist_in(directory):
         return Vocabularies.load(directory)
+    vocabularies = build_vocabularies(config, read_split(config, "train"))
     directory.mkdir(parents=True, exist_ok=True)
-    return build_vocabularies(config, read_split(config, "train"), directory)
+    vocabularies.save(directory)
+    return vocabularies
 
 
 def reference_model(decoder: str, input_feeding: bool = True) -> ModelConfig:
@@ -61,3 +63,13 @@ def gemm_rate(size: int = 1024, repeats: int = 5) -> float:
         torch.mm(a, b)
         best = min(best, time.perf_counter() - start)
     return 2 * size**3 / best / 1e9
+
+
+def matmul_flops(call) -> int:
+    """The matrix-product FLOPs of call() (mm, bmm, addmm, attention kernels ...: what
+    torch.utils.flop_counter counts, element-wise work not included), run once, not timed."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        call()
+    return counter.get_total_flops()

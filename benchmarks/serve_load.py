@@ -5,6 +5,16 @@ A small dates run (the shipped dates-bahdanau config, shortened) is trained once
 --cache; the server runs as `attnlab serve` on 127.0.0.1 (a free port) in a subprocess, its
 request log in CACHE/serve.log. Printed: errors by status, p50/p95 latency and sentences/s of
 both phases, their ratio, and the server's peak RSS (VmHWM).
+
+Also printed per phase: the achieved GFLOP/s of the decoding (the matrix-product FLOPs of the
+same requests, counted by torch.utils.flop_counter in this process, not timed, with the server's
+own translate_batch on the same run, over the phase's wall time) and its share of this machine's
+fp32 GEMM rate (common.gemm_rate: torch.mm 1024^3, measured in this process at the server's
+thread count: torch's default, which the server inherits with this environment). The count
+decodes the batched phase in batches of `clients` consecutive requests (at most the server's
+max_batch), one per client, as they are sent; the server forms its batches as requests arrive,
+so that count is a close estimate; the one-at-a-time count is exact.
+
 Usage:  OMP_NUM_THREADS=1 python benchmarks/serve_load.py [--clients 50 --requests 20 --beam 5]
 """
 
@@ -23,11 +33,17 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import torch
+
 from attnlab.config import load_config
 from attnlab.configs import config_path
 from attnlab.data import write_dates
+from attnlab.serve.limits import Limits
+from attnlab.serve.runs import load_served
+from attnlab.serve.work import translate_batch
 from attnlab.train import RunDir, run_experiment
 from attnlab.translation import RunConfig, TranslationTask
+from common import gemm_rate, matmul_flops
 
 
 def dates_run(cache: Path, steps: int) -> Path:
@@ -43,6 +59,19 @@ def dates_run(cache: Path, steps: int) -> Path:
             "train.tensorboard=false", "data.valid_sentences=200"])
         run_experiment(TranslationTask, config, run, progress=False, log=lambda _: None)
     return run
+
+
+def decoding_flops(run: Path, beam: int, batches: list[list[str]]) -> int:
+    """Matrix-product FLOPs of the server's work on `batches`, each decoded as one batch by its
+    translate_batch (n-best 1, word level: the request defaults) on the same loaded run."""
+    served = load_served("dates", run)
+
+    def decode() -> None:
+        for texts in batches:
+            translate_batch(served, beam, 1, "word", texts)
+
+    with torch.no_grad():  # as the server's worker
+        return matmul_flops(decode)
 
 
 def free_port() -> int:
@@ -99,15 +128,17 @@ def phase(port: int, beam: int, batches: list[list[str]]) -> tuple[list, float]:
     return results, time.perf_counter() - started
 
 
-def report(name: str, results: list, seconds: float) -> float:
+def report(name: str, results: list, seconds: float, flops: int, gemm: float) -> float:
     statuses = collections.Counter(status for status, _ in results)
     errors = {status: count for status, count in statuses.items() if status != 200}
     latencies = sorted(latency * 1000 for _, latency in results)
     p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
     rate = statuses[200] / seconds
+    achieved = flops / seconds / 1e9
     print(f"{name:<22} {len(results):>5} requests  errors {errors or 'none'}  "
           f"p50 {statistics.median(latencies):7.1f} ms  p95 {p95:7.1f} ms  "
-          f"{rate:7.1f} sentences/s  ({seconds:.1f} s)")
+          f"{rate:7.1f} sentences/s  {achieved:6.2f} GFLOP/s ({achieved / gemm:.1%} of GEMM)  "
+          f"({seconds:.1f} s)")
     return rate
 
 
@@ -128,20 +159,33 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300, help="training updates of the run")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
+    threads = torch.get_num_threads()  # torch's default: the server's, as it gets no --threads
     run = dates_run(args.cache, args.steps)
     total = args.clients * args.requests
     sentences = (args.cache / "dates" / "test.src").read_text(encoding="utf-8").splitlines()
     sentences = (sentences * (total // len(sentences) + 1))[:total]
+    chunks = [sentences[i::args.clients] for i in range(args.clients)]
+    # Client i's r-th request is sentences[i + r * clients]: round r sends one slice of them,
+    # which the server decodes in batches of at most max_batch (it gets the default limits).
+    width = min(args.clients, Limits().max_batch)
+    rounds = [sentences[i : i + width] for i in range(0, total, width)]
+    flops_together = decoding_flops(run, args.beam, rounds)
+    flops_alone = decoding_flops(run, args.beam, [[text] for text in sentences])
+    torch.set_num_threads(threads)  # training the run may have changed it
+    gemm = gemm_rate()
     log = args.cache / "serve.log"
     server = start_server(run, free_port(), log)
     port = int(server.args[-1])
     try:
         phase(port, args.beam, [sentences[:20]])  # warm-up
-        print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}; "
-              f"beam {args.beam}; {os.cpu_count()} CPUs; server log {log}")
-        chunks = [sentences[i::args.clients] for i in range(args.clients)]
-        together = report(f"{args.clients} clients at once", *phase(port, args.beam, chunks))
-        alone = report("one at a time", *phase(port, args.beam, [sentences]))
+        print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')} "
+              f"(torch: {threads}); beam {args.beam}; {os.cpu_count()} CPUs; server log {log}")
+        print(f"fp32 GEMM rate (torch.mm 1024^3, {threads} thread(s)) {gemm:.1f} GFLOP/s; "
+              f"decoding FLOPs (matrix products) {flops_together / 1e9:.2f} GFLOP in batches of "
+              f"{width}, {flops_alone / 1e9:.2f} GFLOP one at a time")
+        together = report(f"{args.clients} clients at once", *phase(port, args.beam, chunks),
+                          flops_together, gemm)
+        alone = report("one at a time", *phase(port, args.beam, [sentences]), flops_alone, gemm)
         print(f"batched / one-at-a-time throughput: {together / alone:.1f}x")
         print(f"server peak RSS (VmHWM): {peak_rss_mib(server.pid):.0f} MiB")
     finally:

@@ -5,7 +5,13 @@ Variants: attnlab `luong` with input feeding (exactly JoeyNMT's "bahdanau" model
 `bahdanau` decoder, and `luong` without input feeding. Each runs in its own process (so its peak
 RSS is its own): Multi30k de->en, joint 8k BPE, batches of 64 sentences, Adam 2e-4, clip 1.0,
 2 torch threads. Tokens/s is the median over 20-update windows after a warm-up, as the JoeyNMT
-script measures it. Usage:
+script measures it.
+
+Printed per attnlab variant, besides tokens/s and peak RSS: the matrix-product FLOPs of a training
+update per target token (torch.utils.flop_counter over the first 5 timed batches, run again
+after the timing), the achieved GFLOP/s (that times the median tokens/s) and its share of this
+machine's fp32 GEMM rate (common.gemm_rate: torch.mm 1024^3, measured in the variant's process
+at its thread count, and printed). JoeyNMT's row has none of these ("-"). Usage:
 
     python benchmarks/train_throughput.py [--updates 200] [--no-joeynmt]
 """
@@ -28,16 +34,24 @@ VARIANTS = {
     "luong, no input feeding": ("luong", False),
 }
 WINDOW = 20
+FLOP_UPDATES = 5  # timed batches whose updates are counted again under the FLOP counter
 
 
 def measure(decoder: str, input_feeding: bool, updates: int, threads: int) -> dict:
-    """Train `updates` steps in this process; median tokens/s over 20-update windows."""
+    """Train `updates` steps in this process; median tokens/s over 20-update windows, the
+    matrix-product FLOPs per target token of an update and this process's fp32 GEMM rate."""
     import torch
 
     from attnlab.data import BucketBatchSampler, collate
     from attnlab.models import build_model
     from attnlab.translation.corpus import encode_corpus, read_split
-    from common import multi30k_config, multi30k_vocabularies, reference_model
+    from common import (
+        gemm_rate,
+        matmul_flops,
+        multi30k_config,
+        multi30k_vocabularies,
+        reference_model,
+    )
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
@@ -49,16 +63,22 @@ def measure(decoder: str, input_feeding: bool, updates: int, threads: int) -> di
     sampler = BucketBatchSampler([(len(s) + 1, len(t) + 1) for s, t in corpus.pairs], 64,
                                  shuffle=True, seed=1)
     batches = iter(sampler)
-    rates, tokens, start = [], 0, time.perf_counter()
-    for step in range(1, updates + 1):
-        batch = collate([corpus.pairs[i] for i in next(batches)])
+
+    def update(batch) -> None:
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_mask)  # as the task
         loss = model.loss(out, batch.tgt_out, batch.tgt_mask).loss
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
+
+    rates, tokens, start, counted = [], 0, time.perf_counter(), []
+    for step in range(1, updates + 1):
+        batch = collate([corpus.pairs[i] for i in next(batches)])
+        update(batch)
         tokens += batch.num_target_tokens
+        if WINDOW < step <= WINDOW + FLOP_UPDATES:
+            counted.append(batch)
         if step % WINDOW == 0:
             now = time.perf_counter()
             if step > WINDOW:  # the first window warms up allocator and caches
@@ -66,8 +86,16 @@ def measure(decoder: str, input_feeding: bool, updates: int, threads: int) -> di
             tokens, start = 0, now
     params = sum(p.numel() for p in model.parameters())
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    def counted_updates() -> None:  # run after the timing: the counter slows every op
+        for batch in counted:
+            update(batch)
+
+    flops_per_token = (matmul_flops(counted_updates)
+                       / sum(batch.num_target_tokens for batch in counted))
     return {"tokens_per_s": statistics.median(rates), "min": min(rates), "max": max(rates),
-            "peak_rss_mib": peak_mib, "parameters": params}
+            "peak_rss_mib": peak_mib, "parameters": params, "flops_per_token": flops_per_token,
+            "gemm_rate": gemm_rate()}
 
 
 def run_variant(name: str, updates: int, threads: int) -> dict:
@@ -109,16 +137,21 @@ def main() -> None:
     print(f"Training throughput, Multi30k de->en, batch 64 sentences, {args.updates} updates, "
           f"{args.threads} threads; median target tokens/s over {WINDOW}-update windows\n")
     joey = None if args.no_joeynmt else run_joeynmt(args.updates)
-    rows = ["| model | target tokens/s (min-max) | peak RSS | vs JoeyNMT |", "|---|---|---|---|"]
+    rows = ["| model | target tokens/s (min-max) | GFLOP per token | GFLOP/s (share of GEMM "
+            "rate) | fp32 GEMM rate (torch.mm 1024^3) | peak RSS | vs JoeyNMT |",
+            "|---|---|---|---|---|---|---|"]
     if joey:
         rss = f"{joey['peak_rss_mib']:,.0f} MiB" if joey["peak_rss_mib"] else "-"
-        rows.append(f"| JoeyNMT 2.3 (its 'bahdanau' RNN) | {joey['tokens_per_s']:,.0f} | {rss} "
-                    f"| 1.00x |")
+        rows.append(f"| JoeyNMT 2.3 (its 'bahdanau' RNN) | {joey['tokens_per_s']:,.0f} | - | - "
+                    f"| - | {rss} | 1.00x |")
     for name in VARIANTS:
         r = run_variant(name, args.updates, args.threads)
         ratio = f"{r['tokens_per_s'] / joey['tokens_per_s']:.2f}x" if joey else "-"
+        achieved = r["flops_per_token"] * r["tokens_per_s"] / 1e9
         rows.append(f"| attnlab {name} | {r['tokens_per_s']:,.0f} ({r['min']:,.0f}-"
-                    f"{r['max']:,.0f}) | {r['peak_rss_mib']:,.0f} MiB | {ratio} |")
+                    f"{r['max']:,.0f}) | {r['flops_per_token'] / 1e9:.3f} | {achieved:.1f} "
+                    f"({achieved / r['gemm_rate']:.0%}) | {r['gemm_rate']:.1f} GFLOP/s | "
+                    f"{r['peak_rss_mib']:,.0f} MiB | {ratio} |")
         print(rows[-1], flush=True)
     print("\n" + "\n".join(rows))
 
