@@ -44,11 +44,13 @@ def test_global(name):
           call=lambda m, q, k, v: m(q, k, v, MASK))
 
 
+@pytest.mark.parametrize("dense_up_to", [0, 10], ids=["windows", "dense"])
 @pytest.mark.parametrize("predictive", [False, True])
 @pytest.mark.parametrize("name", ["additive", "general", "location", "scaled_dot"])
-def test_local(name, predictive):
+def test_local(name, predictive, dense_up_to):
     local = LocalAttention(name, window=1, predictive=predictive, query_dim=3, key_dim=3,
                            max_len=5)
+    local.dense_up_to = dense_up_to
     check(local, torch.randn(3, 4, 3), torch.randn(3, 5, 3), torch.randn(3, 5, 2),
           call=lambda m, q, k, v: m(q, k, v, MASK, 1))
 

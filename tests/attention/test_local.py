@@ -11,21 +11,28 @@ from attnlab.attention import reference as ref
 from .problems import ALL_SCORES, MAX_LEN, problems, seeded
 
 
-def build(name, problem, window, predictive):
+# A short source is scored whole and masked to the windows ("dense"), a long one window by
+# window ("windows"); `dense_up_to` (in windows) chooses, so each test can take either route.
+ROUTES = {"dense": 10**9, "windows": 0}
+
+
+def build(name, problem, window, predictive, route="windows"):
     local = LocalAttention(name, window=window, predictive=predictive, max_len=MAX_LEN,
                            **problem.dims)
+    local.dense_up_to = ROUTES[route]
     return seeded(local, problem.seed)
 
 
+@pytest.mark.parametrize("route", sorted(ROUTES))
 @pytest.mark.parametrize("predictive", [False, True], ids=["local-m", "local-p"])
 @pytest.mark.parametrize("name", ALL_SCORES)
 @settings(max_examples=20)
 @given(data=st.data())
-def test_matches_loop_reference(name, predictive, data):
+def test_matches_loop_reference(name, predictive, route, data):
     problem = data.draw(problems(name))
     window = data.draw(st.integers(1 if predictive else 0, 3))
     offset = data.draw(st.integers(-2, 6))
-    local = build(name, problem, window, predictive)
+    local = build(name, problem, window, predictive, route)
     context, weights = local(problem.query, problem.keys, problem.values, problem.mask, offset)
     ref_context, ref_weights = ref.local_loop(
         local, problem.query, problem.keys, problem.values, problem.mask, offset
@@ -130,10 +137,22 @@ def test_chunked_queries_give_the_same_result(name, chunk_elements, predictive):
     local = LocalAttention(name, window=2, predictive=predictive, query_dim=4, key_dim=3)
     query, keys, values = torch.randn(2, 9, 4), torch.randn(2, 8, 3), torch.randn(2, 8, 5)
     mask = torch.rand(2, 8) > 0.2
-    whole = local(query, keys, values, mask, offset=1)
-    local.chunk_elements = chunk_elements
+    whole = local(query, keys, values, mask, offset=1)  # 8 keys <= 3 windows: the dense route
+    local.chunk_elements, local.dense_up_to = chunk_elements, 0  # the window route, in chunks
     chunks = []
     original = local._attend_chunk
     local._attend_chunk = lambda q, *rest: chunks.append(q.shape[1]) or original(q, *rest)
     torch.testing.assert_close(local(query, keys, values, mask, offset=1), whole)
     assert chunks == [2, 2, 2, 2, 1]
+
+
+@pytest.mark.parametrize("predictive", [False, True])
+def test_a_source_of_at_most_three_windows_is_scored_whole_once(predictive, monkeypatch):
+    local = LocalAttention("general", window=2, predictive=predictive, query_dim=4, key_dim=4)
+    calls = []
+    monkeypatch.setattr(local, "window_scores", lambda *args: calls.append("window"))
+    original = local.score.forward
+    monkeypatch.setattr(local.score, "forward",
+                        lambda q, k: calls.append(tuple(k.shape)) or original(q, k))
+    local(torch.randn(3, 6, 4), torch.randn(3, 15, 4), offset=1)  # 15 keys = 3 windows of 5
+    assert calls == [(3, 15, 4)]

@@ -9,7 +9,9 @@ Gaussian, so they sum to at most 1.
 Keys are projected once for all queries; each query then reads only its own window of projected
 keys and values, so the cost grows with Tq * (2D + 1), not Tq * Tk. Dot-product scores (dot,
 scaled_dot, general, cosine) and the context read the window rows in place (`windows`); the
-other scores gather them.
+other scores gather them. A source at most `dense_up_to` windows long (Multi30k's sentences
+against D = 10) is cheaper scored whole, as global attention does, with everything outside
+the window masked: the same weights, without the window bookkeeping.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class LocalAttention(Mechanism):
     """
 
     chunk_elements = 1 << 22  # gathered window elements per chunk of queries (16 MiB in fp32)
+    dense_up_to = 3  # sources of at most 3 windows (3 (2D + 1) keys) are scored whole
 
     def __init__(self, score: Score | str, *, window: int, predictive: bool,
                  position_hidden: int | None = None, **dims):
@@ -95,8 +98,27 @@ class LocalAttention(Mechanism):
     def attend_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
                         key_mask: Tensor | None, projected_keys: Tensor,
                         call: Position) -> AttentionOutput:
+        if keys.shape[1] <= self.dense_up_to * (2 * self.window + 1):
+            return self._dense(query, values, key_mask, projected_keys, call.first_step)
         local = self._windows(query, values, key_mask, projected_keys, call.first_step)
         return AttentionOutput(local.context, local.dense_weights(keys.shape[1]))
+
+    def _dense(self, query: Tensor, values: Tensor, key_mask: Tensor | None,
+               projected_keys: Tensor, offset: int | Tensor) -> AttentionOutput:
+        """Eq. 9-10 over the whole source, masked to the windows: the weights `_windows` gives,
+        scattered. query (B, Tq, Dq), values (B, Tk, Dv), key_mask (B, 1|Tq, Tk) or None."""
+        batch, num_keys = query.shape[0], values.shape[1]
+        lengths = key_mask.sum(-1) if key_mask is not None else query.new_full((batch, 1), num_keys)
+        centres = self.centres(query, lengths, offset)  # (B, Tq) real-valued p_t
+        source = torch.arange(num_keys, device=query.device)  # (Tk,)
+        inside = (source - centres.detach().round().long().unsqueeze(-1)).abs() <= self.window
+        valid = inside if key_mask is None else inside & key_mask  # (B, Tq, Tk)
+        weights = masked_softmax(self.score(query, projected_keys), valid)  # (B, Tq, Tk)
+        if self.predictive:
+            sigma = self.window / 2
+            gaussian = torch.exp(-((source - centres.unsqueeze(-1)) ** 2) / (2 * sigma**2))
+            weights = weights * gaussian
+        return AttentionOutput(weights @ values, weights)  # (B, Tq, Dv), (B, Tq, Tk)
 
     def attend_window(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
                       mask: Tensor | None = None, offset: int | Tensor = 0, *,
