@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import torch
 from torch import Tensor
+from torch.autograd.function import once_differentiable
 
 
 def _masked_softmax(scores: Tensor, real: Tensor) -> Tensor:
@@ -92,13 +93,14 @@ class FusedAdditiveLSTMN(torch.autograd.Function):
         return tape, weights
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, d_tape, d_weights):
         (mask, w_summary, w_query_h, w_key, v, tape, summaries, previous, gates,
          weights) = ctx.saved_tensors
         hiddens = ctx.hiddens
         batch, length, four_h = gates.shape
         hidden = four_h // 4
-        d_tape = (d_tape if d_tape is not None else torch.zeros_like(tape)).clone()
+        d_tape = d_tape.clone()  # autograd hands zeros for an output nobody used
         d_keys = tape.new_zeros(batch, length, w_key.shape[0])
         d_gates = torch.empty_like(gates)  # dL/dz_t
         d_queries = tape.new_zeros(batch, length, w_key.shape[0])  # dL/dq_t
@@ -124,8 +126,7 @@ class FusedAdditiveLSTMN(torch.autograd.Function):
             d_summary = torch.cat([dz @ w_summary + routed, dc * f], dim=-1)  # (B, 2H)
             s = weights[:, t, :t]
             values = tape[:, :t]
-            ds = torch.bmm(values, d_summary.unsqueeze(2)).squeeze(2) + d_weights[:, t, :t] \
-                if d_weights is not None else torch.bmm(values, d_summary.unsqueeze(2)).squeeze(2)
+            ds = torch.bmm(values, d_summary.unsqueeze(2)).squeeze(2) + d_weights[:, t, :t]
             d_tape[:, :t].baddbmm_(s.unsqueeze(2), d_summary.unsqueeze(1))
             de = s * (ds - (s * ds).sum(-1, keepdim=True))  # softmax backward; 0 at masked keys
             u = hiddens[t - 1]  # (B, t, K)
