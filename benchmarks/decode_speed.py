@@ -1,30 +1,44 @@
-"""Decoding speed on test_2016_flickr (de->en): sentences/s greedy and beam 5, batch 64, for the
-reference model of benchmarks/train_throughput.py, side by side with JoeyNMT 2.3 on the identical
-model trained for the same number of updates, in one run.
+"""Decoding speed of a trained model on test_2016_flickr (de->en): attnlab fp32, attnlab int8
+(`--quantize int8`) and JoeyNMT 2.3 decoding the very same weights, greedy and beam 5, batch 64.
 
-Both models are trained first (cached: attnlab in ~/.cache/attnlab-bench, JoeyNMT in
-~/.cache/attnlab-peers) for --updates updates with the same settings (Adam 2e-4, batch 64), so
-their outputs have similar lengths; the timing covers decoding only (no model loading).
-Usage:  python benchmarks/decode_speed.py [--updates 300] [--no-joeynmt]
+The model is the reference model of benchmarks/train_throughput.py (JoeyNMT's RNN model:
+embeddings 256, bi-GRU 512, GRU 512, additive attention, input feeding), trained once by attnlab
+for --updates updates (Adam 1e-3, batch 64, joint 8k BPE) and cached in $ATTNLAB_BENCH_CACHE
+(default ~/.cache/attnlab-bench), so reruns only decode. joeynmt_export.py writes the same
+weights and vocabulary as a JoeyNMT checkpoint, so both toolkits decode one model, except for
+attnlab's output-layer bias, which JoeyNMT's model has no place for (dropped on its side; the
+BLEU columns show what that costs). The peer's venv and data come from
+../shared/peers/joeynmt/run.sh, in $PEERS_WORK (default ~/.cache/attnlab-peers).
+
+Printed per search: sentences/s and target tokens/s (output pieces, end-of-sentence included),
+BLEU (sacreBLEU, 13a), and for attnlab the achieved GFLOP/s of the search (matrix-product FLOPs
+of the fp32 search, counted by torch.utils.flop_counter; the int8 row divides the same count by
+its own time) with its share of this machine's fp32 GEMM rate, measured in the same run.
+attnlab's times are the best of --rounds runs; JoeyNMT's come from its own "Generation took"
+line (model loading excluded on both sides). Usage:
+
+    python benchmarks/decode_speed.py [--updates 2500] [--threads 2] [--rounds 2] [--no-joeynmt]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from attnlab.data import read_lines
 from attnlab.eval import corpus_bleu
+from attnlab.models.quantize import quantize_int8
 from attnlab.train import EarlyStoppingConfig, RunDir, TrainConfig, run_experiment
 from attnlab.translation import DecodeConfig, RunConfig, TranslationTask, translate
-from common import CACHE, DATA, PEERS, multi30k_config, reference_model
+from common import CACHE, DATA, PEERS, gemm_rate, multi30k_config, reference_model
+
+SEARCHES = {"greedy": 1, "beam 5": 5}
 
 
 def attnlab_model(updates: int):
@@ -32,62 +46,56 @@ def attnlab_model(updates: int):
     data = multi30k_config()
     data.valid_sentences = 100
     config = RunConfig(data=data, model=reference_model("luong", True),
-                       train=TrainConfig(lr=2e-4, max_steps=updates, max_epochs=None,
+                       train=TrainConfig(lr=1e-3, max_steps=updates, max_epochs=None,
                                          validate_every=updates, checkpoint_every=updates,
                                          early_stopping=EarlyStoppingConfig("bleu", "max")))
     config.loss.label_smoothing = 0.0
     run_dir = CACHE / f"decode-ref-{updates}"
     if not RunDir(run_dir).has_checkpoint("best"):
-        print(f"training the attnlab reference model for {updates} updates ...", flush=True)
+        print(f"training the attnlab reference model for {updates} updates (cached in "
+              f"{run_dir}) ...", flush=True)
         run_experiment(TranslationTask, config, run_dir, progress=False, log=lambda _: None)
     task = TranslationTask(config, run_dir, log=lambda _: None)
     RunDir(run_dir).load_checkpoint("best", task.model)
     return task.model.eval(), task.vocabs
 
 
-def time_attnlab(model, vocabs, sources, references, beam: int) -> tuple[float, float]:
-    decode = DecodeConfig(beam=beam, alpha=1.0, max_len_ratio=1.5, max_len_extra=0,
-                          batch_size=64)
+def target_tokens(texts: list[str], vocabs) -> int:
+    """Output pieces under the target vocabulary, plus one end-of-sentence each: counted the
+    same way for every system, from its output text."""
+    return sum(len(vocabs.tgt.encode(text)) + 1 for text in texts)
+
+
+def decode_config(beam: int) -> DecodeConfig:
+    # JoeyNMT's settings: max_output_length -1 = 1.5 x the source, alpha 1.0, batches of 64.
+    return DecodeConfig(beam=beam, alpha=1.0, max_len_ratio=1.5, max_len_extra=0, batch_size=64)
+
+
+def time_attnlab(model, vocabs, sources, beam: int, rounds: int) -> tuple[float, list[str]]:
+    """Best-of-rounds seconds for the whole test set, and the translations."""
+    decode = decode_config(beam)
     translate(model, vocabs, sources[:64], decode)  # warm-up
-    start = time.perf_counter()
-    outputs = translate(model, vocabs, sources, decode)
-    seconds = time.perf_counter() - start
-    return len(sources) / seconds, corpus_bleu([o.text for o in outputs], references)[0]
+    best, texts = float("inf"), []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        outputs = translate(model, vocabs, sources, decode)
+        best = min(best, time.perf_counter() - start)
+        texts = [o.text for o in outputs]
+    return best, texts
 
 
-def joeynmt(updates: int) -> dict[int, tuple[float, float]]:
-    """Train JoeyNMT's identical model for `updates` updates (validating once, to save a
-    checkpoint), then run the peer's decode_speed.sh: beam -> (sentences/s, BLEU)."""
-    work = Path(os.environ.get("PEERS_WORK", Path.home() / ".cache" / "attnlab-peers"))
-    python = work / "joeynmt-venv" / "bin" / "python"
-    model_dir = work / "joeynmt-models" / f"decode-ref-{updates}"
-    if not (model_dir / "best.ckpt").exists():
-        print(f"training JoeyNMT for {updates} updates (its venv and data via run.sh) ...",
-              flush=True)
-        subprocess.run(["bash", str(PEERS / "run.sh")], check=True, capture_output=True,
-                       env={**os.environ, "UPDATES": "20"})  # venv, data, base config
-        cfg = work / "cfg" / f"decode-ref-{updates}.yaml"
-        subprocess.run([str(python), str(PEERS / "derive_cfg.py"), str(work / "cfg/base.yaml"),
-                        str(cfg), f"model_dir={model_dir}", f"training.updates={updates}",
-                        f"training.validation_freq={updates}", "training.logging_freq=100"],
-                       check=True)
-        subprocess.run([str(python), "-m", "joeynmt", "train", str(cfg), "--skip-test"],
-                       check=True, capture_output=True,
-                       env={**os.environ, "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"})
-    result = subprocess.run(["bash", str(PEERS / "decode_speed.sh"), str(model_dir / "best.ckpt"),
-                             f"ref{updates}", "1", "5"], check=True, capture_output=True, text=True)
-    speeds = {}
-    for line in result.stdout.splitlines():
-        found = re.search(r"beam=(\d+) .*sents_per_s=([\d.]+).*sacrebleu=([\d.]+)", line)
-        if found:
-            speeds[int(found.group(1))] = (float(found.group(2)), float(found.group(3)))
-    return speeds
+def search_flops(model, vocabs, sources, beam: int) -> int:
+    """Matrix-product FLOPs of one fp32 search over `sources` (not timed)."""
+    with FlopCounterMode(display=False) as counter:
+        translate(model, vocabs, sources, decode_config(beam))
+    return counter.get_total_flops()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--updates", type=int, default=300)
+    parser.add_argument("--updates", type=int, default=2500)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--no-joeynmt", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -95,17 +103,51 @@ def main() -> None:
     sources = read_lines(test / "test_2016_flickr.de.gz")
     references = read_lines(test / "test_2016_flickr.en.gz")
     model, vocabs = attnlab_model(args.updates)
-    peer = {} if args.no_joeynmt else joeynmt(args.updates)
+    int8 = quantize_int8(model)
+    peer = {} if args.no_joeynmt else joeynmt_speeds(model, vocabs, args.updates, args.threads)
+    rate = gemm_rate()
     print(f"\nDecoding test_2016_flickr ({len(sources)} sentences), batch 64, {args.threads} "
-          f"threads, models trained {args.updates} updates\n")
-    print("| search | attnlab sent/s (BLEU) | JoeyNMT sent/s (BLEU) | ratio |\n|---|---|---|---|")
-    for beam in (1, 5):
-        ours, bleu = time_attnlab(model, vocabs, sources, references, beam)
+          f"threads, torch {torch.__version__}; the reference model after {args.updates} "
+          f"updates; fp32 GEMM rate (torch.mm 1024^3) {rate:.1f} GFLOP/s\n")
+    print("| search | system | sentences/s | target tokens/s | BLEU | GFLOP/s (share of GEMM "
+          "rate) | vs JoeyNMT |\n|---|---|---|---|---|---|---|")
+    for name, beam in SEARCHES.items():
+        flops = search_flops(model, vocabs, sources, beam)
         theirs = peer.get(beam)
-        name = "greedy" if beam == 1 else f"beam {beam}"
-        peer_cell = f"{theirs[0]:.1f} ({theirs[1]:.1f})" if theirs else "-"
-        ratio = f"{ours / theirs[0]:.2f}x" if theirs else "-"
-        print(f"| {name} | {ours:.1f} ({bleu:.1f}) | {peer_cell} | {ratio} |", flush=True)
+        for system, network in (("attnlab fp32", model), ("attnlab int8", int8)):
+            seconds, texts = time_attnlab(network, vocabs, sources, beam, args.rounds)
+            bleu = corpus_bleu(texts, references)[0]
+            achieved = flops / seconds / 1e9
+            ratio = f"{len(sources) / seconds / theirs[0]:.2f}x" if theirs else "-"
+            print(f"| {name} | {system} | {len(sources) / seconds:.1f} | "
+                  f"{target_tokens(texts, vocabs) / seconds:,.0f} | {bleu:.2f} | "
+                  f"{achieved:.1f} ({achieved / rate:.0%}) | {ratio} |", flush=True)
+        if theirs:
+            speed, bleu, texts = theirs
+            tokens = target_tokens(texts, vocabs) * speed / len(sources)
+            print(f"| {name} | JoeyNMT 2.3 (same weights, no output bias) | {speed:.1f} | "
+                  f"{tokens:,.0f} | "
+                  f"{bleu:.2f} | - | 1.00x |", flush=True)
+
+
+def joeynmt_speeds(model, vocabs, updates: int,
+                   threads: int) -> dict[int, tuple[float, float, list[str]]]:
+    """beam -> (sentences/s, BLEU, translations) of JoeyNMT decoding attnlab's weights (less the
+    output bias, which JoeyNMT's model does not have: see joeynmt_export.py)."""
+    from joeynmt_export import (
+        export_to_joeynmt,
+        joeynmt_decode_speed,
+        joeynmt_python,
+        peers_work,
+    )
+
+    if not joeynmt_python().is_file() or not (peers_work() / "data" / "multi30k").is_dir():
+        print(f"setting up JoeyNMT in {peers_work()} (the peer's run.sh) ...", flush=True)
+        subprocess.run(["bash", str(PEERS / "run.sh")], check=True, capture_output=True,
+                       env={**os.environ, "UPDATES": "20"})  # its venv and data
+    config = export_to_joeynmt(model, vocabs, CACHE / f"decode-ref-{updates}-joeynmt",
+                               drop_output_bias=True)
+    return joeynmt_decode_speed(config, tuple(SEARCHES.values()), threads=threads)
 
 
 if __name__ == "__main__":
