@@ -21,6 +21,7 @@ GEMM rate, measured in the same run. Usage:
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import time
 
@@ -61,8 +62,7 @@ class Variant:
     """One model and one loss, with its own optimizer; `update(batch)` is one training step."""
 
     def __init__(self, task: LanguageModelTask, fused: bool, loss):
-        torch.manual_seed(0)
-        self.model = task.model
+        self.model = copy.deepcopy(task.model)  # its own weights, its own `fused` switch
         for layer in getattr(self.model.reader, "layers", []):
             layer.fused = fused
         self.loss = loss
@@ -97,7 +97,6 @@ def main() -> None:
         "LSTM before (all-position logits)": Variant(lstm_task, True, old_batch_nll),
         "LSTM (real-position logits)": Variant(lstm_task, True, batch_nll),
     }
-    # The LSTMN variants share one model object: timing only, its weights' values do not matter.
     sampler = iter(lstmn_task.sampler)
     batches = [lstmn_task.make_batch(next(sampler)) for _ in range(args.window)]
     tokens = sum(batch.num_target_tokens for batch in batches)
