@@ -10,14 +10,17 @@
    times, local/global ratio, growth 1024 -> 4096, GFLOP/s against this machine's fp32 GEMM
    rate, and the same figures for the implementation before issue 14 (`old_local`), all
    interleaved in one run.
+5. Local attention at Multi30k's size (B=64, 20 source positions, D=10): a decoder step and a
+   whole target, global beside local-m and local-p by either route: the whole source scored and
+   masked to the window (what a source of at most three windows takes) or window by window.
 
 Forward passes under torch.no_grad(); medians over repeated calls. Beside each time of sections
-1-3: the achieved GFLOP/s (the matrix-product FLOPs of the same call, counted once by
+1-3 and 5: the achieved GFLOP/s (the matrix-product FLOPs of the same call, counted once by
 torch.utils.flop_counter, over the median time) and its share of this machine's fp32 GEMM rate
 (common.gemm_rate: torch.mm 1024^3 at the same thread count, measured at the start of the run
 and printed in the header). Section 4 counts FLOPs by the formulas in `local_window` and measures
 the GEMM rate once per round, between its timings. Usage:
-    python benchmarks/attention.py [--threads 1] [--repeats 50] [--only local-window]
+    python benchmarks/attention.py [--threads 1] [--repeats 50] [--only SECTION]
 """
 
 from __future__ import annotations
@@ -126,6 +129,35 @@ def global_vs_local(repeats: int, rate: float) -> list[str]:
                                      warmup=1)
         rows.append(f"| {length} | {fmt(t_global)} | {global_speed} | {fmt(t_local)} | "
                     f"{local_speed} | {t_global / t_local:.1f}x |")
+    return rows
+
+
+def short_sources(repeats: int, rate: float) -> list[str]:
+    """A decoder step and a whole target at Multi30k's size: B=64, 20 source positions (some
+    padded), d=256, D=10: global, and local-m / local-p by either route (`dense_up_to` chooses
+    between scoring the whole source masked to the window and reading the windows)."""
+    batch, length, dim, window = 64, 20, 256, 10
+    keys, step, target = (torch.randn(batch, length, dim), torch.randn(batch, dim),
+                          torch.randn(batch, 25, dim))
+    mask = torch.ones(batch, length, dtype=torch.bool)
+    mask[::2, 15:] = False
+    full = Attention("general", query_dim=dim, key_dim=dim)
+    projected = full.project_keys(keys)  # once per sentence, as a decoder does
+    mechanisms = {"global": (full, None)}
+    for predictive, kind in ((False, "local-m"), (True, "local-p")):
+        for route, dense_up_to in (("whole source, masked", 10**9), ("windows", 0)):
+            local = LocalAttention(full.score, window=window, predictive=predictive)
+            mechanisms[f"{kind}, {route}"] = (local, dense_up_to)
+    rows = ["| B=64, 20 positions, d=256, D=10 | decoder step | GFLOP/s (share of GEMM) | "
+            "whole target (Tq=25) | GFLOP/s (share of GEMM) |", "|---|---|---|---|---|"]
+    for name, (mechanism, dense_up_to) in mechanisms.items():
+        if dense_up_to is not None:
+            mechanism.dense_up_to = dense_up_to
+        t_step, step_speed = timed(mechanism, step, keys, mask=mask, projected_keys=projected,
+                                   repeats=repeats, rate=rate)
+        t_all, all_speed = timed(mechanism, target, keys, mask=mask, projected_keys=projected,
+                                 repeats=max(3, repeats // 5), rate=rate)
+        rows.append(f"| {name} | {fmt(t_step)} | {step_speed} | {fmt(t_all)} | {all_speed} |")
     return rows
 
 
@@ -241,6 +273,7 @@ SECTIONS = {
     "scores": ("Global scores", global_scores),
     "sdpa": ("scaled_dot vs torch.nn.functional.scaled_dot_product_attention", against_sdpa),
     "global-local": ("Global vs local-p", global_vs_local),
+    "short": ("Local attention on short sources: the two routes", short_sources),
     "local-window": ("Local attention near its FLOP bound (issue 14)", local_window),
 }
 
