@@ -13,9 +13,10 @@ variant on them; medians over rounds (ms/update: at the average batch):
 
 Printed: target tokens/s, ms/update, the achieved GFLOP/s of the update (matrix-product FLOPs
 counted by torch.utils.flop_counter on the same batches) and its share of this machine's fp32
-GEMM rate, measured in the same run. Usage:
+GEMM rate, measured in the same run; with --breakdown, where a fused LSTMN update's time goes
+(the layer, the output layer's products, the cross-entropy, the optimizer step). Usage:
 
-    python benchmarks/lstmn_speed.py [--threads 1] [--rounds 7] [--window 20]
+    python benchmarks/lstmn_speed.py [--threads 1] [--rounds 7] [--window 20] [--breakdown]
 """
 
 from __future__ import annotations
@@ -82,11 +83,67 @@ class Variant:
         return counter.get_total_flops()
 
 
+def breakdown(task: LanguageModelTask, batches: list, rate: float) -> None:
+    """Where a fused LSTMN update goes: each part timed alone on the same batches (medians of 3
+    passes), with its matrix-product GFLOP/s."""
+    model = copy.deepcopy(task.model).train()
+    variant = Variant(task, True, batch_nll)
+    reader, output = model.reader, model.output
+
+    def layer(batch):
+        embedded = model.embedding(batch.inputs).detach().requires_grad_()
+        outputs = reader(embedded, batch.mask).outputs
+        outputs.backward(torch.ones_like(outputs))
+
+    def head(batch):
+        features = torch.randn(batch.num_target_tokens, output.in_features, requires_grad=True)
+        logits = output(features)
+        logits.backward(torch.ones_like(logits))
+
+    def cross_entropy(batch):
+        logits = torch.randn(batch.num_target_tokens, output.out_features, requires_grad=True)
+        F.cross_entropy(logits, batch.targets[batch.mask], reduction="sum").backward()
+
+    def step(batch):
+        torch.nn.utils.clip_grad_norm_(variant.model.parameters(), 1.0)
+        variant.optimizer.step()
+
+    parts = {"whole update": variant.update, "LSTMN layer forward + backward": layer,
+             "output layer's matrix products, forward + backward": head,
+             "softmax cross-entropy, forward + backward": cross_entropy,
+             "gradient clipping + Adam step": step}
+    for part in parts.values():  # warm-up
+        part(batches[0])
+    flops, times = {}, {}
+    for name, part in parts.items():
+        with FlopCounterMode(display=False) as counter:
+            for batch in batches:
+                part(batch)
+        flops[name] = counter.get_total_flops()
+        passes = []
+        for _ in range(3):
+            start = time.perf_counter()
+            for batch in batches:
+                part(batch)
+            passes.append(time.perf_counter() - start)
+        times[name] = statistics.median(passes)
+    print("\nWhere a fused LSTMN update goes (each part alone, the same batches):\n\n"
+          "| part | ms/update | share of the update | GFLOP/s (share of GEMM rate) |\n"
+          "|---|---|---|---|")
+    whole = times["whole update"]
+    for name, seconds in times.items():
+        achieved = flops[name] / seconds / 1e9
+        print(f"| {name} | {seconds / len(batches) * 1000:.0f} | {seconds / whole:.0%} | "
+              f"{achieved:.1f} ({achieved / rate:.0%}) |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--window", type=int, default=20, help="updates per variant per round")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also time the parts of a fused LSTMN update one by one")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     lstmn_task, lstm_task = build_task("lm-multi30k-lstmn"), build_task("lm-multi30k-lstm")
@@ -131,6 +188,8 @@ def main() -> None:
         print(f"| {name} | {mid:,.0f} ({min(speeds):,.0f}-{max(speeds):,.0f}) | "
               f"{tokens / updates / mid * 1000:.0f} | {per_token / 1e6:.2f} M | "
               f"{achieved:.1f} ({achieved / rate:.0%}) | {mid / base:.2f}x |", flush=True)
+    if args.breakdown:
+        breakdown(lstmn_task, rounds[0], rate)
 
 
 if __name__ == "__main__":
