@@ -10,7 +10,6 @@ from attnlab.attention import reference as ref
 
 from .problems import ALL_SCORES, MAX_LEN, problems, seeded
 
-
 # A short source is scored whole and masked to the windows ("dense"), a long one window by
 # window ("windows"); `dense_up_to` (in windows) chooses, so each test can take either route.
 ROUTES = {"dense": 10**9, "windows": 0}
