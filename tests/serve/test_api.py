@@ -59,6 +59,7 @@ def test_runs_lists_every_run_with_task_mechanism_and_config(client, runs):
         "lstmn": ("lm", "lstmn / additive")}
     assert listed["dates"]["config"]["data"]["vocab"] == "char"
     assert listed["dates"]["config"]["model"]["decoder"]["kind"] == "bahdanau"
+    assert {run["quantized"] for run in listed.values()} == {None}
 
 
 def test_translate_answers_the_libraries_n_best_list(client, dates_run):
@@ -318,3 +319,16 @@ def test_the_docs_page_works_offline(client):
     assert assets and all(url.startswith("/static/vendor/swagger-ui/") for url in assets)
     for url in assets:
         assert client.get(url).status_code == 200, url
+
+
+def test_quantized_server_runs_translation_in_int8_and_says_so(runs, dates_run):
+    with TestClient(create_app(runs, quantize="int8")) as client:
+        listed = {run["name"]: run["quantized"] for run in client.get("/api/runs").json()}
+        assert listed == {"dates": "int8", "plain": "int8", "shapes": None, "lstmn": None}
+        answer = client.post("/api/translate", json={"run": "dates", "text": DATE, "beam": 3})
+        assert answer.status_code == 200
+        served = client.app.state.service.runs["dates"].loaded.model
+    assert any("quantized" in type(module).__module__ for module in served.modules())
+    expected = load_run(dates_run).quantized("int8")
+    text = expected.translate([DATE], beam=3).__next__().text
+    assert answer.json()["hypotheses"][0]["text"] == text

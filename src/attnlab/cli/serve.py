@@ -43,6 +43,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--threads", type=positive_int, metavar="N",
                         help="torch threads for the models (default: torch's choice)")
+    parser.add_argument("--quantize", choices=("int8",),
+                        help="int8: run the translation models' linear and recurrent layers in "
+                        "8-bit integers (as translate --quantize; CPU)")
     for option, (_, kind, text) in LIMIT_OPTIONS.items():
         parser.add_argument(option, type=kind, metavar="N", help=text)
     parser.set_defaults(func=run)
@@ -88,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     limits = limits_from(args)
     if args.threads:
         torch.set_num_threads(args.threads)
-    app = create_app(runs, limits)  # loads every run: a bad one stops here, before the server
+    # Loads every run: a bad one stops here, before the server.
+    app = create_app(runs, limits, quantize=args.quantize)
     print(f"attnlab serve: {', '.join(runs)} on http://{args.host}:{args.port}/ "
           f"(API docs: /docs)", flush=True)
     # One process; the app logs one line per request itself (logger attnlab.serve).

@@ -46,9 +46,11 @@ UPLOAD_SCHEMA = {"type": "object", "required": ["run", "image"], "properties": {
               "description": "a PNG/JPEG/... image, at most max_upload_bytes and max_pixels"}}}
 
 
-def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = None) -> FastAPI:
-    """Load every run (name -> run directory) once, and the app that serves them."""
-    service = Service(load_runs(runs), limits or Limits())
+def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = None, *,
+               quantize: str | None = None) -> FastAPI:
+    """Load every run (name -> run directory) once, and the app that serves them; quantize
+    "int8" runs the translation models in int8."""
+    service = Service(load_runs(runs, quantize=quantize), limits or Limits())
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI):

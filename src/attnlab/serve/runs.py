@@ -34,10 +34,11 @@ class ServedRun:
     mechanism: str
     config: dict[str, Any]
     loaded: TrainedRun | TrainedCaptioner | TrainedLanguageModel
+    quantized: str | None = None  # "int8" when the model runs quantized
 
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "task": self.task, "mechanism": self.mechanism,
-                "config": self.config}
+                "config": self.config, "quantized": self.quantized}
 
     @property
     def source_limit(self) -> int | None:
@@ -50,15 +51,19 @@ class ServedRun:
         return explicit - 1 if explicit else int(self.config["data"]["max_len"])
 
 
-def load_runs(runs: Mapping[str, str | os.PathLike]) -> dict[str, ServedRun]:
+def load_runs(runs: Mapping[str, str | os.PathLike], *,
+              quantize: str | None = None) -> dict[str, ServedRun]:
     """Load every run (name -> directory); a CheckpointError naming the directory when one is
-    not a trained run of a task the server knows."""
+    not a trained run of a task the server knows. quantize="int8" runs the translation models
+    in int8 (see attnlab.models.quantize); the other tasks stay fp32."""
     if not runs:
         raise ConfigError("give at least one run to serve (--run DIR)")
-    return {name: load_served(name, directory) for name, directory in runs.items()}
+    return {name: load_served(name, directory, quantize=quantize)
+            for name, directory in runs.items()}
 
 
-def load_served(name: str, directory: str | os.PathLike) -> ServedRun:
+def load_served(name: str, directory: str | os.PathLike, *,
+                quantize: str | None = None) -> ServedRun:
     recorded = run_task(directory)
     if recorded not in TASKS:
         raise CheckpointError(f"run directory {directory} holds a {recorded!r} model; the "
@@ -66,8 +71,11 @@ def load_served(name: str, directory: str | os.PathLike) -> ServedRun:
     task = TASKS[recorded]
     loaded = LOADERS[task](directory)
     loaded.model.eval()
+    quantized = quantize if task == "translation" else None
+    if quantized:
+        loaded = loaded.quantized(quantized)
     config = config_to_dict(loaded.config)
-    return ServedRun(name, task, describe(task, config["model"]), config, loaded)
+    return ServedRun(name, task, describe(task, config["model"]), config, loaded, quantized)
 
 
 def describe(task: Task, model: dict[str, Any]) -> str:

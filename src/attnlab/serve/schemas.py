@@ -40,6 +40,8 @@ class RunInfo(BaseModel):
     mechanism: str = Field(description='the attention, e.g. "bahdanau / additive" or '
                            '"luong / general, local-p (D=10)"')
     config: dict[str, Any] = Field(description="the run's config.json")
+    quantized: Literal["int8"] | None = Field(
+        None, description="int8 when the server runs this model quantized (serve --quantize)")
 
 
 class Hypothesis(BaseModel):
