@@ -14,10 +14,11 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import fastapi_offline
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -38,6 +39,10 @@ from .schemas import (
 from .service import Service
 
 STATIC_DIR = Path(__file__).parent / "static"
+# Swagger UI for /docs, as the fastapi-offline package ships it (swagger-ui-dist 5.x, its
+# static/ folder), served under the URL the page has always used.
+SWAGGER_DIR = Path(fastapi_offline.__file__).parent / "static"
+SWAGGER_URL = "/static/vendor/swagger-ui"
 logger = logging.getLogger("attnlab.serve")
 ERRORS = {status: {"model": ErrorResponse} for status in (404, 413, 422, 503)}
 UPLOAD_SCHEMA = {"type": "object", "required": ["run", "image"], "properties": {
@@ -57,8 +62,8 @@ def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = No
         yield
         service.batcher.close()
 
-    # docs_url=None: FastAPI's own /docs loads Swagger UI from a CDN; ours serves the vendored
-    # copy in static/vendor/swagger-ui, so the documentation works offline.
+    # docs_url=None: FastAPI's own /docs loads Swagger UI from a CDN; ours serves the copy the
+    # fastapi-offline package installs, so the documentation works offline.
     app = FastAPI(title="attnlab serve", lifespan=lifespan, responses=ERRORS, docs_url=None,
                   description="The attention explorer: translate, caption and read with trained "
                   "runs and see where each output token looked.")
@@ -66,6 +71,8 @@ def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = No
     app.add_middleware(RequestLog)
     _add_error_handlers(app)
     _add_routes(app, service)
+    # Before /static: the more specific mount must match first.
+    app.mount(SWAGGER_URL, StaticFiles(directory=SWAGGER_DIR), name="swagger-ui")
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     return app
 
@@ -90,18 +97,10 @@ def _add_routes(app: FastAPI, service: Service) -> None:
 
     @app.get("/docs", include_in_schema=False)
     async def docs():
-        vendor = "/static/vendor/swagger-ui"
         return get_swagger_ui_html(openapi_url="/openapi.json", title="attnlab serve: API",
-                                   swagger_js_url=f"{vendor}/swagger-ui-bundle.js",
-                                   swagger_css_url=f"{vendor}/swagger-ui.css",
-                                   swagger_favicon_url=f"{vendor}/favicon-32x32.png")
-
-    @app.get("/static/vendor/swagger-ui/swagger-ui-bundle.js", include_in_schema=False)
-    async def swagger_bundle():
-        # Kept gzipped (1.7 MB plain): sent as is, the browser unpacks it.
-        bundle = STATIC_DIR / "vendor" / "swagger-ui" / "swagger-ui-bundle.js.gz"
-        return Response(bundle.read_bytes(), media_type="text/javascript",
-                        headers={"Content-Encoding": "gzip"})
+                                   swagger_js_url=f"{SWAGGER_URL}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{SWAGGER_URL}/swagger-ui.css",
+                                   swagger_favicon_url=f"{SWAGGER_URL}/favicon.png")
 
     @app.get("/api/runs", response_model=list[RunInfo], summary="the runs this server answers for")
     async def list_runs():
