@@ -86,8 +86,8 @@ class Variant:
 def breakdown(task: LanguageModelTask, batches: list, rate: float) -> None:
     """Where a fused LSTMN update goes: each part timed alone on the same batches (medians of 3
     passes), with its matrix-product GFLOP/s."""
-    model = copy.deepcopy(task.model).train()
     variant = Variant(task, True, batch_nll)
+    model = variant.model
     reader, output = model.reader, model.output
 
     def layer(batch):

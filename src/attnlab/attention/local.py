@@ -95,6 +95,19 @@ class LocalAttention(Mechanism):
         offset = torch.as_tensor(offset, device=query.device, dtype=query.dtype).reshape(-1, 1)
         return (offset + steps).expand(batch, queries)
 
+    def _centres(self, query: Tensor, key_mask: Tensor | None, num_keys: int,
+                 offset: int | Tensor) -> Tensor:
+        """p_t (B, Tq) for queries over num_keys keys, key_mask (B, 1|Tq, Tk) or None."""
+        lengths = (key_mask.sum(-1) if key_mask is not None
+                   else query.new_full((query.shape[0], 1), num_keys))
+        return self.centres(query, lengths, offset)
+
+    def _gaussian(self, positions: Tensor, centres: Tensor) -> Tensor:
+        """local-p's exp(-(s - p_t)^2 / (2 sigma^2)), sigma = D/2 (eq. 10): positions broadcast
+        against centres (B, Tq) with a trailing key axis."""
+        sigma = self.window / 2
+        return torch.exp(-((positions - centres.unsqueeze(-1)) ** 2) / (2 * sigma**2))
+
     def attend_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
                         key_mask: Tensor | None, projected_keys: Tensor,
                         call: Position) -> AttentionOutput:
@@ -107,17 +120,14 @@ class LocalAttention(Mechanism):
                projected_keys: Tensor, offset: int | Tensor) -> AttentionOutput:
         """Eq. 9-10 over the whole source, masked to the windows: the weights `_windows` gives,
         scattered. query (B, Tq, Dq), values (B, Tk, Dv), key_mask (B, 1|Tq, Tk) or None."""
-        batch, num_keys = query.shape[0], values.shape[1]
-        lengths = key_mask.sum(-1) if key_mask is not None else query.new_full((batch, 1), num_keys)
-        centres = self.centres(query, lengths, offset)  # (B, Tq) real-valued p_t
+        num_keys = values.shape[1]
+        centres = self._centres(query, key_mask, num_keys, offset)  # (B, Tq) real-valued p_t
         source = torch.arange(num_keys, device=query.device)  # (Tk,)
         inside = (source - centres.detach().round().long().unsqueeze(-1)).abs() <= self.window
         valid = inside if key_mask is None else inside & key_mask  # (B, Tq, Tk)
         weights = masked_softmax(self.score(query, projected_keys), valid)  # (B, Tq, Tk)
         if self.predictive:
-            sigma = self.window / 2
-            gaussian = torch.exp(-((source - centres.unsqueeze(-1)) ** 2) / (2 * sigma**2))
-            weights = weights * gaussian
+            weights = weights * self._gaussian(source, centres)
         return AttentionOutput(weights @ values, weights)  # (B, Tq, Dv), (B, Tq, Tk)
 
     def attend_window(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
@@ -132,8 +142,7 @@ class LocalAttention(Mechanism):
         """Eq. 9-10 over windows: query (B, Tq, Dq), values (B, Tk, Dv), key_mask (B, 1|Tq, Tk)
         or None, projected_keys (B, Tk, H)."""
         batch, queries, num_keys = query.shape[0], query.shape[1], values.shape[1]
-        lengths = key_mask.sum(-1) if key_mask is not None else query.new_full((batch, 1), num_keys)
-        centres = self.centres(query, lengths, offset)  # (B, Tq) real-valued p_t
+        centres = self._centres(query, key_mask, num_keys, offset)  # (B, Tq) real-valued p_t
         slots = torch.arange(-self.window, self.window + 1, device=query.device)
         positions = centres.detach().round().long().unsqueeze(-1) + slots  # (B, Tq, W)
         clamped = positions.clamp(0, max(num_keys - 1, 0))
@@ -171,9 +180,7 @@ class LocalAttention(Mechanism):
         scores = self.window_scores(query, projected_keys, positions)  # (B, C, W)
         weights = masked_softmax(scores, valid)  # (B, C, W)
         if self.predictive:
-            sigma = self.window / 2
-            gaussian = torch.exp(-((positions - centres.unsqueeze(-1)) ** 2) / (2 * sigma**2))
-            weights = weights * gaussian
+            weights = weights * self._gaussian(positions, centres)
         return window_sums(weights, values, clamped), weights  # (B, C, Dv), (B, C, W)
 
     def window_scores(self, query: Tensor, projected_keys: Tensor, positions: Tensor) -> Tensor:

@@ -23,15 +23,9 @@ values and float64 gradients.
 from __future__ import annotations
 
 import torch
-from torch import Tensor
 from torch.autograd.function import once_differentiable
 
-
-def _masked_softmax(scores: Tensor, real: Tensor) -> Tensor:
-    """As attnlab.attention.core.masked_softmax: exact zeros at masked keys, a row with no real
-    key all zeros."""
-    lowest = torch.finfo(scores.dtype).min
-    return torch.softmax(scores.masked_fill(~real, lowest), dim=-1).masked_fill_(~real, 0.0)
+from attnlab.attention.core import masked_softmax
 
 
 class FusedAdditiveLSTMN(torch.autograd.Function):
@@ -67,7 +61,7 @@ class FusedAdditiveLSTMN(torch.autograd.Function):
                 # its tanh on this kind of CPU (AVX2), and u is the layer's largest tensor.
                 u = torch.add(keys[:, :t], q.unsqueeze(1), alpha=2).sigmoid_().mul_(2).sub_(1)
                 hiddens.append(u)
-                s = _masked_softmax(u @ v, mask[:, :t])  # (B, t)
+                s = masked_softmax(u @ v, mask[:, :t])  # (B, t)
                 weights[:, t, :t] = s
                 summary = torch.bmm(s.unsqueeze(1), tape[:, :t]).squeeze(1)  # (B, 2H)
                 summaries[:, t] = summary
