@@ -13,6 +13,8 @@
 5. Local attention at Multi30k's size (B=64, 20 source positions, D=10): a decoder step and a
    whole target, global beside local-m and local-p by either route: the whole source scored and
    masked to the window (what a source of at most three windows takes) or window by window.
+6. torch.tanh against attention.ops.fast_tanh (2 sigmoid(2x) - 1) at the shapes attnlab calls it
+   at; 10x the repeats of the other sections (each call is short).
 
 Forward passes under torch.no_grad(); medians over repeated calls. Beside each time of sections
 1-3 and 5: the achieved GFLOP/s (the matrix-product FLOPs of the same call, counted once by
@@ -36,7 +38,7 @@ import torch.nn.functional as F
 
 from attnlab.attention import SCORES, Attention, LocalAttention
 from attnlab.attention.core import masked_softmax
-from attnlab.attention.ops import gather_rows
+from attnlab.attention.ops import fast_tanh, gather_rows
 from common import gemm_rate, matmul_flops
 
 
@@ -271,12 +273,34 @@ def local_window(repeats: int, rate: float) -> list[str]:
     return rows
 
 
+TANH_SHAPES = {  # where attnlab calls tanh through sigmoid
+    (64, 30, 512): "local-p's tanh(W_p h_t), a whole target (B, Tq, d)",
+    (64, 512): "local-p's tanh(W_p h_t), one decoder step (B, d)",
+    (64, 256): "one decoder step at d=256 (B, d)",
+    (64, 20, 256): "the additive score / LSTMN's tanh(P + q), (B, Tk, H)",
+}
+
+
+def tanh_forms(repeats: int, rate: float) -> list[str]:
+    """torch.tanh against fast_tanh (2 sigmoid(2x) - 1) at the shapes attnlab calls it at."""
+    rows = ["| shape | where | torch.tanh | fast_tanh | torch.tanh / fast_tanh |",
+            "|---|---|---|---|---|"]
+    for shape, where in TANH_SHAPES.items():
+        x = torch.randn(shape)
+        exact = median_seconds(torch.tanh, x, repeats=10 * repeats)
+        fast = median_seconds(fast_tanh, x, repeats=10 * repeats)
+        rows.append(f"| {tuple(shape)} | {where} | {fmt(exact)} | {fmt(fast)} | "
+                    f"{exact / fast:.1f}x |")
+    return rows
+
+
 SECTIONS = {
     "scores": ("Global scores", global_scores),
     "sdpa": ("scaled_dot vs torch.nn.functional.scaled_dot_product_attention", against_sdpa),
     "global-local": ("Global vs local-p", global_vs_local),
     "short": ("Local attention on short sources: the two routes", short_sources),
     "local-window": ("Local attention near its FLOP bound (issue 14)", local_window),
+    "tanh": ("tanh through sigmoid (attention.ops.fast_tanh)", tanh_forms),
 }
 
 

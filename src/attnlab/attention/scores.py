@@ -22,7 +22,7 @@ from typing import ClassVar
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .ops import AddTanh, gather_rows
+from .ops import add_tanh, gather_rows
 
 COSINE_EPS = 1e-8  # guards the norm of an all-zero vector in the cosine score
 
@@ -191,7 +191,7 @@ class Additive(Score):
         return self.query_proj(query)  # (B, Tq, H)
 
     def compare(self, query: Tensor, keys: Tensor) -> Tensor:
-        hidden = AddTanh.apply(query, keys)  # tanh(W_a q + U_a k): (B, Tq, W, H)
+        hidden = add_tanh(query, keys)  # tanh(W_a q + U_a k): (B, Tq, W, H)
         return hidden @ self.v.weight.squeeze(0)  # (B, Tq, W)
 
 

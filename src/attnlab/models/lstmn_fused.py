@@ -26,6 +26,7 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from attnlab.attention.core import masked_softmax
+from attnlab.attention.ops import tanh_of_double_
 
 
 class FusedAdditiveLSTMN(torch.autograd.Function):
@@ -57,9 +58,8 @@ class FusedAdditiveLSTMN(torch.autograd.Function):
             if t > 0:
                 q = qx[:, t] + query_part  # (B, K)
                 previous[:, t] = hs
-                # u = tanh(P + q) = 2 sigmoid(2 (P + q)) - 1: torch's sigmoid is ~3x faster than
-                # its tanh on this kind of CPU (AVX2), and u is the layer's largest tensor.
-                u = torch.add(keys[:, :t], q.unsqueeze(1), alpha=2).sigmoid_().mul_(2).sub_(1)
+                # u = tanh(P + q), from 2 (P + q) (`fast_tanh`): u is the layer's largest tensor
+                u = tanh_of_double_(torch.add(keys[:, :t], q.unsqueeze(1), alpha=2))
                 hiddens.append(u)
                 s = masked_softmax(u @ v, mask[:, :t])  # (B, t)
                 weights[:, t, :t] = s
