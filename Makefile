@@ -8,7 +8,7 @@ TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: test demo lint install lock fonts browser clean
+.PHONY: test demo lint types install lock fonts browser clean
 
 # The versions tested together (requirements.lock), then attnlab itself without resolving
 # anything: pyproject.toml's ranges are for people who install attnlab into their own project.
@@ -23,7 +23,8 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP)
 
-test: $(STAMP) browser
+# ruff and mypy first: either failing fails `make test` (and CI) before pytest starts.
+test: $(STAMP) browser lint types
 	$(TEST_ENV) $(PY) -m pytest -n 2 -q
 
 demo: $(STAMP)
@@ -54,5 +55,9 @@ lock:
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks tools
 
+# mypy over src/attnlab, configured in pyproject.toml [tool.mypy] (strict for the core).
+types: $(STAMP)
+	$(VENV)/bin/mypy
+
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache
