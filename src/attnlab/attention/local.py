@@ -7,11 +7,11 @@ sigma = D / 2 (eq. 10). As in the paper, local-p weights are *not* renormalised 
 Gaussian, so they sum to at most 1.
 
 Keys are projected once for all queries; each query then reads only its own window of projected
-keys and values, so the cost grows with Tq * (2D + 1), not Tq * Tk. Dot-product scores (dot,
-scaled_dot, general, cosine) and the context read the window rows in place (`windows`); the
-other scores gather them. A source at most `dense_up_to` windows long (Multi30k's sentences
-against D = 10) is cheaper scored whole, as global attention does, with everything outside
-the window masked: the same weights, without the window bookkeeping.
+keys and values, so the cost grows with Tq * (2D + 1), not Tq * Tk. Scores that declare
+`windows_are_dots` (dot, scaled_dot, general, cosine) and the context read the window rows in
+place (`windows`); the other scores gather them. A source at most `dense_up_to` windows long
+(Multi30k's sentences against D = 10) is cheaper scored whole, as global attention does, with
+everything outside the window masked: the same weights, without the window bookkeeping.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from torch import Tensor, nn
 from .base import AttentionOutput, Mechanism, Position, resolve_score
 from .core import masked_softmax
 from .ops import fast_tanh
-from .scores import DotProduct, Score
+from .scores import Score
 from .windows import window_dots, window_sums
 
 
@@ -156,7 +156,7 @@ class LocalAttention(Mechanism):
             valid &= key_mask.expand(batch, queries, num_keys).gather(-1, clamped)
         # Queries go in chunks so windows that a score gathers, (B, chunk, W, H), stay small;
         # dot-product scores and the context gather nothing, only (B, chunk, W) tensors.
-        gathers = not isinstance(self.score, DotProduct)
+        gathers = not self.score.windows_are_dots
         width = max(projected_keys.shape[-1] if gathers else 1, 1)
         chunk = max(1, self.chunk_elements // (batch * slots.numel() * width))
         parts = [
@@ -186,7 +186,7 @@ class LocalAttention(Mechanism):
     def window_scores(self, query: Tensor, projected_keys: Tensor, positions: Tensor) -> Tensor:
         """Each query against its own window only: positions (B, C, W), consecutive, possibly
         outside the sentence -> scores (B, C, W), finite there (the caller masks those slots)."""
-        if isinstance(self.score, DotProduct):  # q'^T k': sampled from Q' K'^T, no gather
+        if self.score.windows_are_dots:  # q'^T k': sampled from Q' K'^T, no gather
             return window_dots(self.score.project_query(query), projected_keys,
                                positions[..., 0], positions.shape[-1])
         clamped = positions.clamp(0, projected_keys.shape[1] - 1)

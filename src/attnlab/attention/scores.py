@@ -8,7 +8,8 @@ Every score is split in two so the key side is computed once per source sentence
 
 A decoder keeps `projected` (and reorders it with its beams); it is returned, never stored on the
 module. A score declares what it needs (`needs_equal_dims`, `needs_max_len`) so that callers ask
-before building instead of catching an error. To add a score: write one class (with `from_dims`),
+before building instead of catching an error, and what it allows (`windows_are_dots`: local
+attention reads its windows in place). To add a score: write one class (with `from_dims`),
 add one line to `SCORES` and one to `attnlab.attention.reference.PAIR_SCORES`.
 """
 
@@ -44,6 +45,9 @@ class Score(nn.Module):
     name = "score"
     needs_equal_dims: ClassVar[bool] = False  # compares q and k directly: query_dim == key_dim
     needs_max_len: ClassVar[bool] = False  # addresses source positions: needs max_len
+    # q'^T k' of projected query and keys: a window's scores can be read out of Q' K'^T in
+    # place (attention.windows.window_dots), without gathering the window's keys
+    windows_are_dots: ClassVar[bool] = False
 
     def __init__(self, query_dim: int, key_dim: int):
         super().__init__()
@@ -90,6 +94,8 @@ class Score(nn.Module):
 
 class DotProduct(Score):
     """q'^T k' for projections q', k' chosen by subclasses; all pairs in one batched matmul."""
+
+    windows_are_dots = True
 
     def compare(self, query: Tensor, keys: Tensor) -> Tensor:
         # (B, Tq, W, H) @ (B, Tq, H, 1): no (B, Tq, W, H) temporary
