@@ -57,10 +57,22 @@ def test_max_batch_splits_and_a_lone_job_waits_only_the_window():
     futures = [jobs.submit("a", item, work) for item in range(5)]
     hold.release.set()
     [f.result(5) for f in futures]
-    assert work.batches == [[0, 1], [2, 3], [4]]
-    started = time.monotonic()
+    assert work.batches == [[0, 1], [2, 3], [4]] and jobs.batches == 4
+    # A lone job is answered although max_batch jobs never come: it waits only the window.
     assert jobs.submit("a", 7, work).result(5) == 70
-    assert 0.015 < time.monotonic() - started < 1.0  # waited for company, not for long
+    assert work.batches[-1] == [7] and jobs.batches == 5
+    jobs.close()
+
+
+def test_an_idle_worker_waits_the_window_for_company():
+    # A window far longer than the test: only max_batch jobs arriving can end the wait.
+    work, jobs = Recorder(), batcher(max_batch=2, window_s=60)
+    first = jobs.submit("a", 1, work)
+    time.sleep(0.05)  # time for a worker that did not wait to run the job alone
+    assert not first.done() and jobs.pending() == 1
+    second = jobs.submit("a", 2, work)
+    assert (first.result(5), second.result(5)) == (10, 20)
+    assert work.batches == [[1, 2]] and jobs.batches == 1  # two requests, one batch
     jobs.close()
 
 
