@@ -20,7 +20,7 @@ import os
 import re
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
@@ -154,7 +154,8 @@ def _apply_override(data: dict, override: str, cls: type) -> None:
 
 def _type_at(cls: Any, dotted: str, origin: str) -> Any:
     """The type hint that a dotted key has inside `cls` (through Optional and dict[str, X])."""
-    hint, done = cls, []
+    hint = cls
+    done: list[str] = []  # the keys walked so far
     for part in dotted.split("."):
         hint = _without_none(hint)
         if dataclasses.is_dataclass(hint):
@@ -182,12 +183,13 @@ def _is_union(hint: Any) -> bool:
     return typing.get_origin(hint) in (Union, types.UnionType)
 
 
-def _field_hints(cls: type) -> dict[str, Any]:
+def _field_hints(cls: Any) -> dict[str, Any]:
+    """The init fields' type hints of the dataclass `cls`."""
     hints = typing.get_type_hints(cls)
     return {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.init}
 
 
-def _unknown_key(prefix: str, name: str, valid: Sequence[str]) -> str:
+def _unknown_key(prefix: str, name: str, valid: Collection[str]) -> str:
     full = f"{prefix}.{name}" if prefix else name
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
     # Abbreviations: 'learning_rate' (or a misspelling of it) for 'lr'.
@@ -238,7 +240,7 @@ def _convert_scalar(value: Any, hint: Any) -> Any:
         return value if isinstance(value, str) else _INVALID
     if hint is type(None):
         return None if value is None else _INVALID
-    if isinstance(hint, type) and issubclass(hint, os.PathLike):
+    if _is_path_type(hint):
         return hint(value) if isinstance(value, (str, os.PathLike)) else _INVALID
     raise TypeError(f"config type {hint!r} is not supported")
 
@@ -269,7 +271,12 @@ def _describe(hint: Any) -> str:
         return "a list"
     if typing.get_origin(hint) in (dict, Mapping):
         return "a mapping"
-    return "a path" if isinstance(hint, type) and issubclass(hint, os.PathLike) else repr(hint)
+    return "a path" if _is_path_type(hint) else repr(hint)
+
+
+def _is_path_type(hint: Any) -> bool:
+    """Whether the hint is a path class (Path): a config value given as a string becomes one."""
+    return isinstance(hint, type) and issubclass(hint, os.PathLike)
 
 
 def _convert_union(value: Any, hint: Any, key: str, origin: str) -> Any:
@@ -304,7 +311,7 @@ def _convert_container(value: Any, hint: Any, key: str, origin: str) -> Any:
         if len(value) != len(args):
             raise ConfigError(f"{origin}: {key} must be a list of {len(args)} values, "
                               f"got {len(value)}")
-        hints = args
+        hints: Sequence[Any] = args
     else:
         hints = [args[0] if args else Any] * len(value)
     items = [_convert(item, item_hint, f"{key}[{i}]", origin)
@@ -312,7 +319,7 @@ def _convert_container(value: Any, hint: Any, key: str, origin: str) -> Any:
     return tuple(items) if container is tuple else items
 
 
-def _convert_dataclass(value: Any, cls: type, key: str, origin: str) -> Any:
+def _convert_dataclass(value: Any, cls: Any, key: str, origin: str) -> Any:
     if isinstance(value, cls):
         value = config_to_dict(value)
     if not isinstance(value, Mapping):

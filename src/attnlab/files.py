@@ -20,7 +20,7 @@ import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from attnlab.errors import WriteError
 
@@ -41,8 +41,8 @@ ADVICE = {
 
 def describe(error: OSError, path: str | os.PathLike, action: str = "write") -> str:
     """One sentence: 'cannot write PATH: what happened; what to do'."""
-    reason = ADVICE.get(error.errno, error.strerror or type(error).__name__)
-    return f"cannot {action} {path}: {reason}"
+    advice = ADVICE.get(error.errno) if error.errno is not None else None
+    return f"cannot {action} {path}: {advice or error.strerror or type(error).__name__}"
 
 
 @contextlib.contextmanager
@@ -120,7 +120,7 @@ def atomic_output(path: str | os.PathLike, mode: str = "w",
     not a regular file (/dev/null, /dev/stdout, a named pipe) is written in place: renaming over
     it would replace the device itself, and there is no old content to keep."""
     path = check_output_path(path)
-    options = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+    options: dict[str, Any] = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
     if path.exists() and not path.is_file():
         with writing(path), open(path, mode, **options) as file:
             yield file
