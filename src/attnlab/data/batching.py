@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import torch
 
@@ -129,7 +129,9 @@ class BucketBatchSampler:
 
     def _cut(self, indices: list[int]) -> list[list[int]]:
         """Greedily cut length-sorted indices into batches that fit the budget."""
-        batches, current, longest = [], [], 0
+        batches: list[list[int]] = []
+        current: list[int] = []
+        longest = 0
         for index in indices:
             length = self._keys[index][0]
             if self.batch_unit == "sentences":
@@ -149,6 +151,10 @@ class BucketBatchSampler:
 class TensorBatch:
     """Base of every batch dataclass (translation, captioning, language modelling): `.to()`
     moves each tensor field and keeps the others."""
+
+    # Declared, not set: each subclass is a dataclass, which sets it (and makes this type one
+    # that dataclasses.fields and replace accept).
+    __dataclass_fields__: ClassVar[dict[str, Any]]
 
     def to(self: B, device: torch.device | str) -> B:
         """A copy with every tensor on `device`."""

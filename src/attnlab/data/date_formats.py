@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
 from babel import Locale
 from babel.dates import get_date_format, get_day_names, get_month_names, tokenize_pattern
@@ -55,7 +56,10 @@ FIELD_NAMES = {"y": "year", "M": "month", "L": "month", "d": "day", "E": "weekda
 FIELD_COUNTS = {
     "y": {1, 2, 4}, "M": {1, 2, 3, 4}, "L": {1, 2, 3, 4}, "d": {1, 2}, "E": {1, 2, 3, 4},
 }
-_NAME_WIDTHS = {1: "abbreviated", 2: "abbreviated", 3: "abbreviated", 4: "wide"}
+NameWidth = Literal["abbreviated", "wide"]  # the CLDR name widths used here
+NameContext = Literal["format", "stand-alone"]  # a name inside a date, or standing alone
+_NAME_WIDTHS: dict[int, NameWidth] = {1: "abbreviated", 2: "abbreviated", 3: "abbreviated",
+                                      4: "wide"}
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ class Rendered:
 def supported(pattern: str) -> bool:
     """True if every field is one `render` knows, year/month/day each appear once, and a
     two-digit year comes last (so "05.03.24" never reads as year-first)."""
-    fields = [value for kind, value in tokenize_pattern(pattern) if kind == "field"]
+    fields = _fields(pattern)
     if any(count not in FIELD_COUNTS.get(letter, ()) for letter, count in fields):
         return False
     names = [FIELD_NAMES[letter] for letter, _ in fields]
@@ -92,10 +96,16 @@ def order_ambiguous(pattern: str) -> bool:
     """True if day and month are both digits and the year is not first: "3/5/2024" reads as
     3 May or March 5. `generate_dates` uses such a pattern only when the day is over 12 or
     equals the month, so every source has exactly one reading."""
-    fields = [value for kind, value in tokenize_pattern(pattern) if kind == "field"]
+    fields = _fields(pattern)
     numeric = {FIELD_NAMES[letter] for letter, count in fields if letter in "MLd" and count <= 2}
     first = next(letter for letter, _ in fields if letter != "E")
     return numeric == {"month", "day"} and first != "y"
+
+
+def _fields(pattern: str) -> list[tuple[str, int]]:
+    """The (letter, count) of each field of a CLDR pattern, in order."""
+    # tokenize_pattern gives ("field", (letter, count)) and ("chars", literal text) tokens.
+    return [value for _, value in tokenize_pattern(pattern) if isinstance(value, tuple)]
 
 
 @cache
@@ -119,13 +129,13 @@ PATTERNS = {language: patterns_for(language) for language in LANGUAGES}
 
 
 @cache
-def month_names(language: str, width: str, context: str) -> dict[int, str]:
+def month_names(language: str, width: NameWidth, context: NameContext) -> dict[int, str]:
     """Month number (1..12) -> name, from CLDR."""
     return dict(get_month_names(width, context, language).items())
 
 
 @cache
-def day_names(language: str, width: str, context: str) -> dict[int, str]:
+def day_names(language: str, width: NameWidth, context: NameContext) -> dict[int, str]:
     """Weekday (0 = Monday, as `date.weekday()`) -> name, from CLDR."""
     return dict(get_day_names(width, context, language).items())
 
@@ -139,7 +149,7 @@ def _field_text(date: datetime.date, letter: str, count: int, language: str) -> 
     if letter in "ML" and count <= 2:
         return (f"{date.month:02d}" if count == 2 else str(date.month)), True
     if letter in "ML":
-        context = "format" if letter == "M" else "stand-alone"
+        context: NameContext = "format" if letter == "M" else "stand-alone"
         return month_names(language, _NAME_WIDTHS[count], context)[date.month], False
     return day_names(language, _NAME_WIDTHS[count], "format")[date.weekday()], False
 
@@ -163,8 +173,8 @@ def render(date: datetime.date, pattern: str, language: str, case: str = "cldr")
     pieces: list[str] = []
     fields: dict[str, Field] = {}
     position = 0
-    for kind, value in tokenize_pattern(pattern):
-        if kind == "chars":
+    for _, value in tokenize_pattern(pattern):
+        if isinstance(value, str):  # a "chars" token: literal text; else a field's (letter, count)
             # CLDR literals may hold no-break spaces; one-line-per-example files want plain ones.
             text = "".join(" " if c.isspace() else c for c in value)
             text = text if case == "capitalized" else _apply_case(text, case)

@@ -65,8 +65,9 @@ def fetch_files(dest: str | os.PathLike, checksums: Mapping[str, str], *, base_u
             if created and not any(dest.iterdir()):
                 dest.rmdir()
             raise
-    for line in lines if progress is not None else ():
-        progress(line)
+    if progress is not None:
+        for line in lines:
+            progress(line)
     return {name: dest / name for name in checksums}
 
 

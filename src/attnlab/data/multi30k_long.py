@@ -105,9 +105,9 @@ def find_splits(source_dir: Path, pair: tuple[str, str]) -> dict[str, tuple[Path
     for split, files in found.items():
         if len(files) == 1:
             (language, path), = files.items()
-            other = pair[1 - pair.index(language)]
-            raise DataError(f"--from {source_dir}: {path.name} is there but not its {other} "
-                            f"side {file_name(split, other)}")
+            missing = pair[1 - pair.index(language)]
+            raise DataError(f"--from {source_dir}: {path.name} is there but not its {missing} "
+                            f"side {file_name(split, missing)}")
     order = sorted(found, key=lambda split: (SPLITS.index(split) if split in SPLITS
                                              else len(SPLITS), split))
     return {split: (found[split][pair[0]], found[split][pair[1]]) for split in order}

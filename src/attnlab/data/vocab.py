@@ -179,7 +179,8 @@ class TokenVocab(Vocab):
 
 
 def _train_sentencepiece(kind, texts, size, options) -> Vocab:
-    forced = {"pad_id": PAD_ID, "unk_id": UNK_ID, "bos_id": BOS_ID, "eos_id": EOS_ID}
+    forced: dict[str, int | str] = {"pad_id": PAD_ID, "unk_id": UNK_ID, "bos_id": BOS_ID,
+                                    "eos_id": EOS_ID}
     forced.update(zip(("pad_piece", "unk_piece", "bos_piece", "eos_piece"), SPECIAL_PIECES,
                       strict=True))
     if clash := sorted(set(options) & set(forced)):
