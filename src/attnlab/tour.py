@@ -21,6 +21,13 @@ def _row(label: str, weights: torch.Tensor) -> str:
     return f"{label:<22}{cells}"
 
 
+def _drawn_index(hard: HardAttention, query: torch.Tensor, keys: torch.Tensor) -> int:
+    """The key position one hard-attention draw picks (B=1)."""
+    sample = hard.sample(query, keys).sample
+    assert sample is not None  # hard attention always says what it drew
+    return int(sample.index)
+
+
 def attention_tour(dim: int = 16, seed: int = 0) -> str:
     """The weights every mechanism gives the toy sentence, as a printable table."""
     torch.manual_seed(seed)
@@ -39,7 +46,7 @@ def attention_tour(dim: int = 16, seed: int = 0) -> str:
             kind = "local-p" if predictive else "local-m (p=3)"
             lines.append(_row(f"{kind} dot, D=1", local(query, keys, offset=3)[1][0]))
         hard = HardAttention("dot", query_dim=dim, key_dim=dim, expectation_prob=0.0).train()
-        picks = [int(hard.sample(query, keys).sample.index) for _ in range(200)]
+        picks = [_drawn_index(hard, query, keys) for _ in range(200)]
         counts = torch.bincount(torch.tensor(picks), minlength=len(WORDS)) / len(picks)
         lines.append(_row("hard dot (200 draws)", counts))
     lines += ["", "Untrained parameters: general/additive/location/local-p learn what to look at;",

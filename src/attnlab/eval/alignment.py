@@ -42,7 +42,8 @@ class AlignmentSet:
 
 
 def _parse_line(line: str, one_indexed: bool, where: str) -> AlignmentSet:
-    sure, possible = set(), set()
+    sure: set[Link] = set()
+    possible: set[Link] = set()
     for token in line.split():
         match = LINK_PATTERN.fullmatch(token)
         if match is None:
@@ -56,10 +57,10 @@ def _parse_line(line: str, one_indexed: bool, where: str) -> AlignmentSet:
                 raise DataError(f"{where}: link {token!r} has index 0, but the file is 1-indexed.")
             source, target = source - 1, target - 1
         (sure if match.group(2) == "-" else possible).add((source, target))
-    return AlignmentSet(sure=sure, possible=possible)
+    return AlignmentSet(sure=frozenset(sure), possible=frozenset(possible))
 
 
-def read_pharaoh(
+def read_links(
     path_or_lines: str | os.PathLike | Iterable[str], one_indexed: bool = False
 ) -> list[AlignmentSet]:
     """Read one AlignmentSet per line of Pharaoh-format links (``i-j`` sure, ``ipj`` possible).

@@ -23,7 +23,7 @@ from attnlab.viz.comparison_grid import DPI, WIDTH_INCHES, heatmap_grid_figure
 from attnlab.viz.fonts import font_families
 from attnlab.viz.heatmap import write_figure
 
-PALETTE = matplotlib.colormaps["tab10"].colors
+PALETTE = tuple(matplotlib.color_sequences["tab10"])  # the tab10 colormap's ten colours
 MARKERS = "osD^vP*Xph"
 CHAR_INCHES = 0.075  # mean width of a 9-point character, to size legends and tick labels
 # Reference lines are dark and dashed, so they never pass for a member's colour.

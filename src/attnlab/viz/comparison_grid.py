@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -120,7 +121,8 @@ def _draw_panel(figure: Figure, panel, layout: GridLayout, x: float, top: float)
     axes = figure.add_axes(box)
     image = axes.imshow(weights, cmap=CMAP, vmin=0.0, vmax=1.0, interpolation="nearest",
                         aspect="auto")
-    for axis, tokens, options in ((axes.xaxis, source, {"rotation": 90}), (axes.yaxis, target, {})):
+    vertical: dict[str, Any] = {"rotation": 90}  # the source words' tick label properties
+    for axis, tokens, options in ((axes.xaxis, source, vertical), (axes.yaxis, target, {})):
         if layout.labelled:
             axis.set_ticks(range(len(tokens)), [shorten(str(t), LABEL_CHARS) for t in tokens],
                            fontsize=layout.font, **options)
