@@ -126,8 +126,38 @@ def test_score_names_are_checked_when_the_yaml_loads(tmp_path):
         load_config(path, RunConfig)
     with pytest.raises(ConfigError, match=r"model.encoder.score: unknown score 'dott'"):
         load_config({"model": {"encoder": {"score": "dott"}}}, RunConfig)
-    with pytest.raises(ConfigError, match="hard attention is global"):
-        load_config({"model": {"decoder": {"attention": {"hard": True, "window": 3}}}}, RunConfig)
+
+@pytest.mark.parametrize(("attention", "message"), [
+    ({"mechanism": "local-p"}, r"model\.decoder\.attention: mechanism local-p needs window"),
+    ({"mechanism": "local-m"}, r"model\.decoder\.attention: mechanism local-m needs window"),
+    ({"window": 3}, r"model\.decoder\.attention: window is the half-width of local-m and "
+                    r"local-p; mechanism global has none"),
+    ({"mechanism": "hard", "window": 3}, r"window is the half-width .* mechanism hard has none"),
+    ({"mechanism": "local_p", "window": 3}, r"model\.decoder\.attention\.mechanism: unknown "
+                                            r"mechanism 'local_p'; did you mean 'local-p'\?"),
+    ({"predictive": True}, r"unknown key 'model\.decoder\.attention\.predictive'"),
+])
+def test_the_mechanism_is_named_and_its_window_checked(attention, message):
+    """A local mechanism without its window, a window without a local mechanism, a misspelt
+    mechanism: one sentence naming the keys, never a silent fallback to global attention."""
+    from attnlab.translation import RunConfig
+
+    with pytest.raises(ConfigError, match=message) as raised:
+        load_config({"model": {"decoder": {"attention": attention}}}, RunConfig)
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(("name", "mechanism", "window"), [
+    ("multi30k-local-p", "local-p", 10), ("multi30k-local-m", "local-m", 10),
+    ("multi30k-bahdanau", "global", None), ("shapes-hard", "hard", None)])
+def test_shipped_configs_name_their_mechanism(name, mechanism, window):
+    from attnlab.captioning.config import RunConfig as CaptionRunConfig
+    from attnlab.configs import shipped_file
+    from attnlab.translation import RunConfig
+
+    cls = CaptionRunConfig if name.startswith("shapes") else RunConfig
+    attention = load_config(shipped_file(name), cls).model.decoder.attention
+    assert (attention.mechanism, attention.window) == (mechanism, window)
 
 
 @pytest.mark.parametrize(("override", "message"), [

@@ -7,7 +7,7 @@ __all__ = ["__version__", "load"]
 
 def load(path, *, checkpoint=None, device="cpu"):
     """A run directory, or a model directory `attnlab export` wrote, loaded for its task: an
-    object with translate(lines, beam=, nbest=), caption(images) or read(sentence) /
+    object with translate(lines, beam=, n_best=), caption(images) or read(sentence) /
     perplexity(lines). See attnlab.hub.load."""
     from attnlab.hub import load as load_model  # here, so that `import attnlab` stays light
 

@@ -59,20 +59,20 @@ def attention_gradients(model):
 
 
 def test_hard_attention_learns_only_through_reinforce():
-    off = tiny_model(hard=True, doubly_stochastic=0.0, lambda_r=0.0, lambda_e=0.0,
+    off = tiny_model(mechanism="hard", doubly_stochastic=0.0, lambda_r=0.0, lambda_e=0.0,
                      expectation_prob=0.0)
     grads = attention_gradients(off)
     assert grads and all(g is None or torch.count_nonzero(g) == 0 for g in grads)
     # the rest of the model does learn from the sampled contexts
     assert torch.count_nonzero(off.decoder.cell.weight_ih.grad) > 0
     assert torch.count_nonzero(off.encoder.body[0].weight.grad) > 0
-    on = tiny_model(hard=True, doubly_stochastic=0.0, lambda_r=1.0, lambda_e=0.0,
+    on = tiny_model(mechanism="hard", doubly_stochastic=0.0, lambda_r=1.0, lambda_e=0.0,
                     expectation_prob=0.0)
     assert all(g is not None and torch.count_nonzero(g) > 0 for g in attention_gradients(on))
 
 
 def test_hard_attention_samples_in_training_and_is_deterministic_in_eval():
-    model = tiny_model(hard=True, doubly_stochastic=0.0, expectation_prob=0.0)
+    model = tiny_model(mechanism="hard", doubly_stochastic=0.0, expectation_prob=0.0)
     images, tgt_in, _, _ = tiny_batch()
     model.train()
     out = model(images, tgt_in)
@@ -82,9 +82,9 @@ def test_hard_attention_samples_in_training_and_is_deterministic_in_eval():
         torch.testing.assert_close(model(images, tgt_in).logits, model(images, tgt_in).logits)
 
 
-@pytest.mark.parametrize("hard", [False, True])
-def test_step_by_step_equals_teacher_forcing(hard):
-    model = tiny_model(hard=hard, doubly_stochastic=0.0).eval()
+@pytest.mark.parametrize("mechanism", ["global", "hard"])
+def test_step_by_step_equals_teacher_forcing(mechanism):
+    model = tiny_model(mechanism=mechanism, doubly_stochastic=0.0).eval()
     images, tgt_in, _, _ = tiny_batch()
     with torch.no_grad():
         out = model(images, tgt_in)
@@ -126,7 +126,8 @@ def test_resnet_needs_torchvision_and_local_weights(tmp_path):
 
 def test_hard_attention_refuses_the_soft_penalty():
     with pytest.raises(ConfigError, match="doubly_stochastic"):
-        load_config({"attention": {"hard": True, "doubly_stochastic": 1.0}}, CaptionDecoderConfig)
+        load_config({"attention": {"mechanism": "hard", "doubly_stochastic": 1.0}},
+                    CaptionDecoderConfig)
 
 
 @pytest.mark.parametrize("name", ["shapes-soft", "shapes-hard", "flickr8k-soft"])
@@ -142,7 +143,7 @@ def test_shipped_configs_load_and_build(name):
 
 
 def test_argmax_decoding_reads_only_the_most_likely_location():
-    model = tiny_model(hard=True, doubly_stochastic=0.0).eval()
+    model = tiny_model(mechanism="hard", doubly_stochastic=0.0).eval()
     set_hard_decoding(model, "argmax")
     images, _, _, _ = tiny_batch()
     with torch.no_grad():

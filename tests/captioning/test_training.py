@@ -40,7 +40,7 @@ def trained_run(request, shapes_dir, tmp_path_factory):
     """A run directory trained for 4 steps, with soft or hard attention."""
     config = tiny_run_config(shapes_dir)
     if request.param == "hard":
-        config.model.decoder.attention.hard = True
+        config.model.decoder.attention.mechanism = "hard"
         config.model.decoder.attention.doubly_stochastic = 0.0
     run = tmp_path_factory.mktemp(f"run-{request.param}")
     result = train_captioning(config, run, **QUIET)

@@ -64,7 +64,7 @@ def test_train_takes_a_shipped_configs_name(command, name, config_type, tmp_path
 
     monkeypatch.setattr("attnlab.train.run_experiment", run_experiment)
     monkeypatch.chdir(tmp_path)   # no such file here: the shipped config is meant
-    assert main([*command, name, "--set", "train.lr=0.5", "--no-progress"]) == 0
+    assert main([*command, name, "--set", "train.lr=0.5", "--quiet"]) == 0
     ((config, run_dir),) = started
     assert isinstance(config, config_type) and config.train.lr == 0.5
     assert run_dir == str(Path("runs") / Path(name).stem)
@@ -72,7 +72,7 @@ def test_train_takes_a_shipped_configs_name(command, name, config_type, tmp_path
 
 def test_train_an_unknown_name_says_what_it_looked_for(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["train", "dates-bahdanua", "--no-progress"]) == 2
+    assert main(["train", "dates-bahdanua", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "no config file dates-bahdanua here and no shipped config named 'dates-bahdanua'; " \
            "did you mean 'dates-bahdanau'?" in err

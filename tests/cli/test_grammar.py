@@ -18,7 +18,6 @@ COMMANDS = {
     "report": ["report", "--run", "RUN", "--output", "OUT"],
     "lm evaluate": ["lm", "evaluate", "--run", "RUN", "--output", "OUT"],
     "lm plot": ["lm", "plot", "--run", "RUN", "the cat", "--output", "OUT"],
-    "plot self-attention": ["plot", "self-attention", "--run", "RUN", "the cat", "--output", "OUT"],
     "caption predict": ["caption", "predict", "--run", "RUN", "image.png", "--output", "OUT"],
     "caption evaluate": ["caption", "evaluate", "--run", "RUN", "--output", "OUT"],
     "caption plot": ["caption", "plot", "--run", "RUN", "image.png", "--output", "OUT"],
@@ -36,7 +35,6 @@ WRONG_KIND = [
     ("lm evaluate", "translation", "language-model", "evaluate"),
     ("lm evaluate", "captioning", "language-model", "caption evaluate"),
     ("lm plot", "captioning", "language-model", "caption plot"),
-    ("plot self-attention", "captioning", "language-model", "caption plot"),
     ("caption predict", "translation", "captioning", "translate"),
     ("caption predict", "language-model", "captioning", "lm evaluate"),
     ("caption evaluate", "translation", "captioning", "evaluate"),
@@ -118,11 +116,11 @@ def test_commands_that_read_a_run_share_one_grammar():
         assert any("--quiet" in action.option_strings for action in commands[path]._actions)
 
 
-def test_plot_help_shows_self_attention(capsys):
+def test_plot_help_points_to_the_reading_figure(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["plot", "--help"])
     assert exit_info.value.code == 0
-    assert "attnlab plot self-attention --run DIR SENTENCE" in capsys.readouterr().out
+    assert "attnlab lm plot --run DIR SENTENCE" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("argv", "error"), [

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from attnlab.cli import main
-from attnlab.eval import read_pharaoh
+from attnlab.eval import read_links
 
 LINES = ["5. März 2024", "", "2024年3月5日 星期二", "   ", "March 5, 2024"]
 
@@ -54,7 +54,7 @@ def test_output_file_and_pharaoh_alignments(dates_run, input_file, tmp_path, cap
     assert translate(capsys, "--run", dates_run, "--input", input_file, "--output", output,
                      "--alignments", links) == ""
     translations = output.read_text(encoding="utf-8").splitlines()
-    gold = read_pharaoh(links)  # parses as Pharaoh, 0-based
+    gold = read_links(links)  # parses as Pharaoh, 0-based
     assert len(translations) == len(gold) == len(LINES)
     for source, translation, alignment in zip(LINES, translations, gold, strict=True):
         if not source.strip():

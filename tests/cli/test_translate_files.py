@@ -119,14 +119,14 @@ def test_an_interrupted_run_keeps_the_old_outputs(interruption, dates_run, input
     output, links = tmp_path / "out.txt", tmp_path / "links.txt"
     output.write_bytes(b"old output\n")
     links.write_bytes(b"old links\n")
-    translate = loading.TrainedRun.translate
+    stream = loading.TrainedRun.stream
 
     def translate_then_stop(self, lines, **options):
-        yield next(iter(translate(self, lines, **options)))
+        yield next(iter(stream(self, lines, **options)))
         assert output.read_bytes() == b"old output\n"  # nothing visible while it runs
         raise interruption("stopped")
 
-    monkeypatch.setattr(loading.TrainedRun, "translate", translate_then_stop)
+    monkeypatch.setattr(loading.TrainedRun, "stream", translate_then_stop)
     code = main(["translate", "--run", str(dates_run), "--input", str(input_file), "--output",
                  str(output), "--alignments", str(links)])
     assert code == (130 if interruption is KeyboardInterrupt else 1)

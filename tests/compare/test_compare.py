@@ -50,7 +50,7 @@ def dates_dir(tmp_path_factory):
 def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, capsys):
     out = tmp_path / "out"
     assert main(["compare", str(suite_file(tmp_path, dates_dir)), "--dir", str(out),
-                 "--no-progress"]) == 0
+                 "--quiet"]) == 0
     records = [json.loads((out / name / "compare.json").read_text())
                for name in ("plain", "bahdanau")]
     assert [r["updates"] for r in records] == [20, 20]
@@ -84,7 +84,7 @@ def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, cap
 def test_report_gathers_what_is_finished_and_only_runs_one(tmp_path, dates_dir, capsys):
     out, suite = tmp_path / "out", str(suite_file(tmp_path, dates_dir, steps=(10, 10)))
     assert main(["compare", suite, "--dir", str(out), "--only", "bahdanau",
-                 "--no-progress"]) == 0
+                 "--quiet"]) == 0
     assert not (out / "plain").exists() and (out / "bahdanau" / "compare.json").is_file()
     assert not (out / "report.html").exists()
     assert main(["compare", suite, "--dir", str(out), "--report"]) == 0
@@ -101,7 +101,7 @@ def test_report_without_finished_members_says_so(tmp_path, dates_dir, capsys):
 
 def attnlab(*args):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "attnlab", *args, "--no-progress"], env=env,
+    return subprocess.Popen([sys.executable, "-m", "attnlab", *args, "--quiet"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
@@ -149,7 +149,7 @@ def test_a_member_with_another_config_is_refused_not_replaced(tmp_path, dates_di
     out = tmp_path / "out"
     suite = suite_file(tmp_path, dates_dir, steps=(10, 10))
     assert main(["compare", str(suite), "--dir", str(out), "--only", "plain",
-                 "--no-progress"]) == 0
+                 "--quiet"]) == 0
     (out / "plain" / "compare.json").unlink()        # as if it had been interrupted
     text = suite.read_text().replace("hidden_dim: 16", "hidden_dim: 24")
     suite.write_text(text)

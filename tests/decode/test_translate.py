@@ -9,7 +9,7 @@ import torch
 from attnlab.data import EOS_ID, collate
 from attnlab.decode import beam_search, greedy_search
 from attnlab.eval import merge_subwords
-from attnlab.translation import DecodeConfig, iter_translate, translate, translate_n_best
+from attnlab.translation import DecodeConfig, iter_translate, translate
 
 from .models import tiny, vocabularies
 
@@ -118,7 +118,8 @@ def test_n_best_starts_with_the_one_best_and_is_sorted(setup):
     model, vocabs = setup
     search = replace(SEARCH, beam=4)
     best = translate(model, vocabs, SENTENCES, search)
-    lists = translate_n_best(model, vocabs, SENTENCES, replace(search, batch_size=3), n_best=3)
+    lists = [result.hypotheses for result in
+             translate(model, vocabs, SENTENCES, replace(search, batch_size=3, n_best=3))]
     assert len(lists) == len(SENTENCES)
     for sentence, one, hypotheses in zip(SENTENCES, best, lists, strict=True):
         if not sentence.strip():
@@ -138,4 +139,4 @@ def test_n_best_starts_with_the_one_best_and_is_sorted(setup):
 def test_n_best_must_fit_in_the_beam(setup, n_best):
     model, vocabs = setup
     with pytest.raises(ValueError, match="n_best must be between 1 and the beam size 4"):
-        translate_n_best(model, vocabs, ["ab"], replace(SEARCH, beam=4), n_best=n_best)
+        replace(SEARCH, beam=4, n_best=n_best)

@@ -39,21 +39,21 @@ def test_load_translates_as_load_run_does(dates_run, exported, which):
     model = attnlab.load(path)
     assert isinstance(model, Translator) and model.checkpoint == "best"
     assert model.meta["step"] == load_run(dates_run).meta["step"]
-    same_translations(model.translate(LINES), list(load_run(dates_run).translate(LINES)))
+    same_translations(model.translate(LINES), load_run(dates_run).translate(LINES))
     same_translations(model.translate(LINES, beam=1),
                       list(load_run(dates_run).translate(LINES, beam=1)))
 
 
 def test_nbest_lists_the_beam_best_first(dates_run, exported):
     model = attnlab.load(exported(dates_run))
-    lists = model.translate(LINES, beam=3, nbest=3)
+    lists = [result.hypotheses for result in model.translate(LINES, beam=3, n_best=3)]
     assert [len(found) for found in lists] == [3, 1, 3, 3]  # a blank line: its empty result
     same_translations([found[0] for found in lists], model.translate(LINES, beam=3))
     for found in lists:
         assert [r.score for r in found] == sorted((r.score for r in found), reverse=True)
-    assert len(model.translate(LINES[:1], nbest=4)[0]) == 4   # the run's beam 2 widens to 4
+    assert len(model.translate(LINES[:1], n_best=4)[0].hypotheses) == 4   # beam 2 widens to 4
     with pytest.raises(ValueError, match="n_best must be between 1 and the beam size 2"):
-        model.translate(LINES, beam=2, nbest=3)
+        model.translate(LINES, beam=2, n_best=3)
     with pytest.raises(TypeError, match=r"pass \[line\]"):
         model.translate("14 March 1998")
 

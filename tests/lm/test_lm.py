@@ -92,13 +92,13 @@ def test_resume_continues_exactly(text_dir, tmp_path, kind):
 
 def test_cli_prints_parameter_count_and_resumes(text_dir, tmp_path, capsys):
     assert main(["lm", "train", str(write_yaml(tmp_path, tiny(text_dir))), "--run",
-                 str(tmp_path / "run"), "--no-progress", "--set", "train.max_steps=1"]) == 0
+                 str(tmp_path / "run"), "--quiet", "--set", "train.max_steps=1"]) == 0
     out = capsys.readouterr().out
     model = build_language_model(tiny(text_dir).model, 4 + len(vocabulary()), max_len=101)
     assert f"model: lstmn, {count_parameters(model):,} parameters" in out
     assert "stopped after 1 steps" in out
     # Resuming needs no config: the run directory has it.
-    assert main(["lm", "train", "--run", str(tmp_path / "run"), "--resume", "--no-progress",
+    assert main(["lm", "train", "--run", str(tmp_path / "run"), "--resume", "--quiet",
                  "--set", "train.max_steps=2"]) == 0
     assert "stopped after 2 steps" in capsys.readouterr().out
 
@@ -109,7 +109,7 @@ def test_training_into_a_trained_run_needs_resume_or_overwrite(lstmn_run, text_d
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     capsys.readouterr()
     assert main(["lm", "train", str(write_yaml(tmp_path, tiny(text_dir))), "--run", str(run),
-                 "--no-progress"]) == 2
+                 "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"attnlab: error: {run} already holds a trained run with best/ (step ")
     assert err.endswith("last/ (step 8): pass --resume to continue it or --overwrite to replace "
@@ -203,8 +203,9 @@ def test_padding_does_not_change_a_sentence_score(lstmn_run):
     trained = load_language_model(lstmn_run[0])
     ids = [trained.vocab.encode(s) for s in ("the cat sees the dog .", "the cat")]
     batch = collate_text(ids)
-    alone = trained.model(collate_text(ids[1:]).inputs, collate_text(ids[1:]).mask).logits
-    together = trained.model(batch.inputs, batch.mask).logits
+    alone = trained.model.all_positions(collate_text(ids[1:]).inputs,
+                                        collate_text(ids[1:]).mask).logits
+    together = trained.model.all_positions(batch.inputs, batch.mask).logits
     torch.testing.assert_close(together[1, :3], alone[0])
 
 

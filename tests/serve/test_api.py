@@ -7,7 +7,6 @@ import re
 import struct
 import tempfile
 import zlib
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ import attnlab.serve.app as serve_app
 from attnlab.captioning import load_trained, read_karpathy
 from attnlab.lm import load_language_model, read_with_language_model
 from attnlab.serve import create_app
-from attnlab.translation import load_run, translate_n_best
+from attnlab.translation import load_run
 
 DATE = "3 May 2001"
 
@@ -68,8 +67,7 @@ def test_translate_answers_the_libraries_n_best_list(client, dates_run):
     assert answer.status_code == 200
     hypotheses = answer.json()["hypotheses"]
     trained = load_run(dates_run)
-    expected = translate_n_best(trained.model, trained.vocabs, [DATE],
-                                replace(trained.config.decode, beam=4), n_best=3)[0]
+    expected = trained.translate([DATE], beam=4, n_best=3)[0].hypotheses
     assert [h["text"] for h in hypotheses] == [e.text for e in expected]
     assert [h["tokens"] for h in hypotheses] == [e.target_pieces for e in expected]
     scores = [h["score"] for h in hypotheses]
@@ -179,7 +177,7 @@ def test_beam_outside_1_to_16_is_422(client, beam):
 def test_nbest_over_the_beam_is_422(client):
     detail = refused(client.post("/api/translate", json={"run": "dates", "text": DATE,
                                                          "beam": 2, "nbest": 3}), 422)
-    assert detail == "nbest must be between 1 and the beam (2), got 3"
+    assert detail == "n_best must be between 1 and the beam size 2, got 3"
     # without a beam, the run's beam is widened to the n-best asked for
     answer = client.post("/api/translate", json={"run": "dates", "text": DATE, "nbest": 5})
     assert len(answer.json()["hypotheses"]) == 5
@@ -330,5 +328,5 @@ def test_quantized_server_runs_translation_in_int8_and_says_so(runs, dates_run):
         served = client.app.state.service.runs["dates"].loaded.model
     assert any("quantized" in type(module).__module__ for module in served.modules())
     expected = load_run(dates_run).quantized("int8")
-    text = expected.translate([DATE], beam=3).__next__().text
+    text = expected.translate([DATE], beam=3)[0].text
     assert answer.json()["hypotheses"][0]["text"] == text

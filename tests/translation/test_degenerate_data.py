@@ -76,7 +76,7 @@ def test_the_command_writes_nothing(data_dir, tmp_path, capsys):
     (data_dir / "val.tgt").write_text("")
     path = tmp_path / "config.yaml"
     path.write_text(json.dumps({**CONFIG, "data": {**CONFIG["data"], "dir": str(data_dir)}}))
-    assert main(["train", str(path), "--run", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert main(["train", str(path), "--run", str(tmp_path / "run"), "--quiet"]) == 2
     assert capsys.readouterr().err == (f"attnlab: error: no validation data in "
                                        f"{data_dir / 'val.src'} and {data_dir / 'val.tgt'}: "
                                        f"both files are empty\n")

@@ -35,7 +35,7 @@ def config(tmp_path, data_dir):
 
 def attnlab(*args):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "attnlab", *args, "--no-progress"], env=env,
+    return subprocess.Popen([sys.executable, "-m", "attnlab", *args, "--quiet"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 

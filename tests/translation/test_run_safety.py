@@ -57,7 +57,7 @@ def run(trained, tmp_path):
 
 
 def attnlab(*args) -> int:
-    return main([str(a) for a in args] + ["--no-progress"])
+    return main([str(a) for a in args] + ["--quiet"])
 
 
 def snapshot(directory) -> dict[str, str]:
@@ -170,7 +170,7 @@ def test_a_training_state_of_another_run_is_one_sentence(run, other_sizes, size,
         (run / "last" / "meta.json").write_text(json.dumps(meta))
     before = snapshot(run)
     done = subprocess.run([sys.executable, "-m", "attnlab", "train", "--run", str(run),
-                           "--resume", "--no-progress"], capture_output=True, text=True,
+                           "--resume", "--quiet"], capture_output=True, text=True,
                           env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
     assert done.returncode == 2, done.stderr[-2000:]
     shape = {"smaller": 36, "bigger": 72}[size]

@@ -25,10 +25,10 @@ def config(decoder=None, encoder=None, data=None) -> RunConfig:
 
 
 @pytest.mark.parametrize(("decoder", "encoder", "words"), [
-    ({"kind": "bahdanau"}, {}, "Bahdanau additive attention, bi-GRU 2x256 -> GRU 512"),
-    ({"kind": "luong", "attention": {"score": "general", "window": 10, "predictive": True}},
-     {"rnn": "lstm", "bidirectional": False, "layers": 2}, "Luong general attention, local-p "
-     "(D=10), LSTM 256, 2 layers -> GRU 512"),
+    ({"kind": "bahdanau"}, {}, "Bahdanau attention (additive, global), bi-GRU 2x256 -> GRU 512"),
+    ({"kind": "luong", "attention": {"score": "general", "mechanism": "local-p", "window": 10}},
+     {"rnn": "lstm", "bidirectional": False, "layers": 2}, "Luong attention (general, local-p "
+     "(D=10)), LSTM 256, 2 layers -> GRU 512"),
     ({"kind": "none"}, {}, "no attention, bi-GRU 2x256 -> GRU 512"),
 ])
 def test_model_in_words(decoder, encoder, words):

@@ -13,7 +13,7 @@ from attnlab.data import write_dates
 from attnlab.errors import CheckpointError, ConfigError, DataError
 from attnlab.train import run_experiment
 from attnlab.train.checkpoint import RunDir
-from attnlab.translation import RunConfig, TranslationTask, greedy_translate
+from attnlab.translation import RunConfig, TranslationTask, translate
 
 train_translation = partial(run_experiment, TranslationTask)  # train a TranslationTask run
 
@@ -57,7 +57,7 @@ def test_trains_validates_and_checkpoints(dates_dir, tmp_path):
     validation = task.validate(task.model)
     assert {"bleu", "loss", "perplexity", "chrf", "exact_match"} <= set(validation.metrics)
     assert validation.images["alignment"].ndim == 3
-    out = greedy_translate(task.model, task.vocabs, ["5. März 2024"], config.decode)[0]
+    out = translate(task.model, task.vocabs, ["5. März 2024"], config.decode.greedy())[0]
     assert out.attention.shape == (len(out.target_pieces), len(out.source_pieces))
 
 
@@ -94,7 +94,7 @@ def test_unknown_config_key_names_the_closest(tmp_path):
 def test_missing_data_is_one_clear_sentence(tmp_path, capsys):
     config = tmp_path / "c.yaml"
     config.write_text(f"data: {{dir: {tmp_path / 'nowhere'}}}\n")
-    assert main(["train", str(config), "--run", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert main(["train", str(config), "--run", str(tmp_path / "run"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "data file not found" in err and "Traceback" not in err
     with pytest.raises(DataError):
@@ -111,5 +111,5 @@ def test_shipped_configs_load_and_build(name):
     config = load_config(config_path(name), RunConfig)
     model = build_model(config.model, 50, 60, max_src_len=config.data.max_len + 1)
     src = torch.randint(4, 50, (2, 7))
-    out = model(src, torch.ones(2, 7, dtype=torch.bool), torch.randint(4, 60, (2, 5)))
+    out = model.all_positions(src, torch.ones(2, 7, dtype=torch.bool), torch.randint(4, 60, (2, 5)))
     assert out.logits.shape == (2, 5, 60)

@@ -85,19 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Other spellings of a command: `attnlab plot self-attention ...` is `attnlab lm plot ...`.
-ALIASES = {("plot", "self-attention"): ["lm", "plot"]}
-
-
-def expand_aliases(argv: list[str]) -> list[str]:
-    for prefix, command in ALIASES.items():
-        if tuple(argv[: len(prefix)]) == prefix:
-            return [*command, *argv[len(prefix):]]
-    return argv
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = expand_aliases(sys.argv[1:] if argv is None else list(argv))
+    argv = sys.argv[1:] if argv is None else list(argv)
     # --debug anywhere on the line (before or after the command) shows tracebacks.
     debug = "--debug" in argv
     args = build_parser().parse_args([a for a in argv if a != "--debug"])

@@ -52,8 +52,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars, while members train or are scored (there are "
                         "none anyway when standard error is not a terminal)")
-    parser.add_argument("--no-progress", dest="quiet", action="store_true",
-                        help=argparse.SUPPRESS)  # its older name
     parser.set_defaults(func=run)
 
 

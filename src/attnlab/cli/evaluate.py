@@ -42,8 +42,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--ref", metavar="FILE", help="reference lines, plain or .gz")
     parser.add_argument("--align-gold", metavar="FILE",
                         help="gold alignments of the --src/--ref pairs")
-    parser.add_argument("--align-format", choices=("pharaoh", "rwth"), default="pharaoh",
-                        help="pharaoh: 0-based i-j; rwth: 1-indexed i-j sure, ipj possible")
+    parser.add_argument("--align-format", choices=("text", "rwth"), default="text",
+                        help="text: 0-based i-j links (the Pharaoh format of Moses and "
+                        "fast_align); rwth: 1-indexed i-j sure, ipj possible")
     parser.add_argument("--rwth", metavar="DIR",
                         help="RWTH de-en gold set (default: $ATTNLAB_DATA/rwth-deen-gold, used "
                         "for a German-English run when ATTNLAB_DATA is set and that folder "
@@ -54,7 +55,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--bucket-plot", metavar="FILE",
                         help="write the BLEU-by-length plot (.png, .svg or .pdf)")
     parser.add_argument("--output", metavar="FILE", help="write the results as JSON")
-    parser.add_argument("--json", dest="output", help=argparse.SUPPRESS)  # its older name
     parser.add_argument("--hypotheses", metavar="FILE", help="write the translations")
     add_quiet(parser)
     parser.set_defaults(func=run)

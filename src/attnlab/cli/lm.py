@@ -20,7 +20,7 @@ from .options import (
 from .train import add_train_arguments, run_training
 
 # The runs `lm plot` reads: language models, and translation models with an LSTMN encoder.
-READ_TASKS = ("language_model", "translation")
+READ_TASKS = ("lm", "translation")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -81,7 +81,7 @@ def run_train(args: argparse.Namespace) -> int:
 def run_evaluate(args: argparse.Namespace) -> int:
     from attnlab.lm.evaluate import evaluate_perplexity
 
-    check_task(args.run, args.checkpoint, "lm evaluate", ("language_model",))
+    check_task(args.run, args.checkpoint, "lm evaluate", ("lm",))
     if args.output:
         check_output_path(args.output)  # before the model is loaded and run
     result = evaluate_perplexity(args.run, args.text, checkpoint=args.checkpoint,
@@ -107,7 +107,7 @@ def run_plot(args: argparse.Namespace) -> int:
     for path in (output, args.matrix):
         if path is not None:
             check_output_path(path)  # before the model is loaded
-    readers = {"translation": read_translation_run, "language_model": read_language_model_run}
+    readers = {"translation": read_translation_run, "lm": read_language_model_run}
     task = run_task(args.run, args.checkpoint)
     if task not in readers:
         raise UserError(f"{args.run} holds a {task!r} model; expected a language model or a "

@@ -16,20 +16,6 @@ from pathlib import Path
 from attnlab.errors import CheckpointError, UserError
 from attnlab.files import writing
 
-# What each task's runs are called in a sentence.
-TASK_NAMES = {"translation": "translation", "captioning": "captioning",
-              "language_model": "language-model"}
-# For each task, the command that does what a command of another task does (by its verb).
-EQUIVALENT = {
-    "translation": {"translate": "translate", "predict": "translate", "evaluate": "evaluate",
-                    "plot": "plot", "report": "report"},
-    "captioning": {"translate": "caption predict", "predict": "caption predict",
-                   "evaluate": "caption evaluate", "plot": "caption plot",
-                   "report": "caption evaluate"},
-    "language_model": {"translate": "lm evaluate", "predict": "lm evaluate",
-                       "evaluate": "lm evaluate", "plot": "lm plot", "report": "lm evaluate"},
-}
-
 
 def positive_int(text: str) -> int:
     value = int(text)
@@ -74,6 +60,7 @@ def check_task(run: str | None, checkpoint: str | None, command: str,
     """One sentence when `run` holds another task's model than `command` ("caption plot")
     reads, naming the command that reads it; called before any other check or work. A run
     that cannot be read (missing, no checkpoint yet) is left to the loading, which says so."""
+    from attnlab.recipes import RECIPES
     from attnlab.train import run_task
 
     if run is None:
@@ -82,11 +69,12 @@ def check_task(run: str | None, checkpoint: str | None, command: str,
         task = run_task(run, checkpoint)
     except UserError:
         return
-    if task is None or task in accepts or task not in EQUIVALENT:
+    if task is None or task in accepts or task not in RECIPES:
         return
     verb = command.split()[-1]
-    raise CheckpointError(f"{run} is a {TASK_NAMES[task]} run, not a {TASK_NAMES[accepts[0]]} "
-                          f"run; use attnlab {EQUIVALENT[task][verb]} --run {run}")
+    raise CheckpointError(f"{run} is a {RECIPES[task].title} run, not a "
+                          f"{RECIPES[accepts[0]].title} run; use "
+                          f"{RECIPES[task].commands[verb]} --run {run}")
 
 
 def plot_path(output: str | None, folder: str | Path, name: str) -> str:

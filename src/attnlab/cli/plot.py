@@ -1,6 +1,5 @@
-"""`attnlab plot`: the alignment heatmap of a sentence, or of a saved JSON alignment line; and
-`attnlab plot self-attention`, the LSTMN reading figure (the same command as `attnlab lm
-plot`, spelt here so that it is found where the other plots are)."""
+"""`attnlab plot`: the alignment heatmap of a sentence, or of a saved JSON alignment line (the
+LSTMN reading figure is `attnlab lm plot`)."""
 
 from __future__ import annotations
 
@@ -14,18 +13,15 @@ from .options import add_beam, add_run_arguments, check_task, plot_path, positiv
 
 USAGE = """attnlab plot --run DIR SENTENCE [--checkpoint {best,last}] [--device DEVICE]
                            [--beam K] [--output FILE] [--pieces | --words]
-       attnlab plot --json FILE [--line N] [--output FILE] [--pieces | --words]
-       attnlab plot self-attention --run DIR SENTENCE [--output FILE] [--matrix FILE] ..."""
+       attnlab plot --json FILE [--line N] [--output FILE] [--pieces | --words]"""
 
-EPILOG = ("plot self-attention --run DIR SENTENCE draws the LSTMN reading figure (Cheng et al. "
-          "2016, Fig. 1) of a language model, or of a translation model with an LSTMN "
-          "encoder, and its weight matrix, into DIR/plots/ by default: the same command as "
-          "attnlab lm plot (attnlab plot self-attention --help lists its options).")
+EPILOG = ("The LSTMN reading figure (Cheng et al. 2016, Fig. 1) of a language model, or of a "
+          "translation model with an LSTMN encoder: attnlab lm plot --run DIR SENTENCE.")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "plot", help="draw the alignment heatmap of a translation (or: plot self-attention)",
+        "plot", help="draw the alignment heatmap of a translation",
         usage=USAGE, epilog=EPILOG,
         description="Translate SENTENCE with --run and draw its attention (source words along "
         "the top, produced words down the side, as in Bahdanau et al. 2015, Fig. 3); or draw "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .options import add_quiet
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -16,7 +18,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
-    """CONFIG, --run, --set, --resume, --overwrite, --no-progress: shared by every `... train`
+    """CONFIG, --run, --set, --resume, --overwrite, --quiet: shared by every `... train`
     command."""
     parser.add_argument("config", nargs="?", metavar="CONFIG",
                         help="a YAML config file, or the name of a shipped config (attnlab "
@@ -30,8 +32,7 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     existing.add_argument("--overwrite", action="store_true",
                           help="replace the run already in the run directory (its checkpoints, "
                           "config, vocabularies, metrics and TensorBoard logs)")
-    parser.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
-                        help="no progress bar (--no-progress: the older spelling)")
+    add_quiet(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,6 +55,6 @@ def run_training(args: argparse.Namespace, command: str, config_cls: type, task_
     run_dir = args.run or str(Path("runs") / Path(path).stem)
     config = experiment_config(config_cls, path, run_dir, args.overrides, args.resume)
     result = run_experiment(task_class, config, run_dir, resume=args.resume,
-                            overwrite=args.overwrite, progress=not args.no_progress)
+                            overwrite=args.overwrite, progress=not args.quiet)
     print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
     return 0

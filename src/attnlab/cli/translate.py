@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from attnlab.errors import DataError, UserError
+from attnlab.errors import DataError
 from attnlab.files import check_outputs
 
 from .options import (
@@ -50,10 +50,6 @@ def load_for_decoding(args: argparse.Namespace):
     return load_run(args.run, args.checkpoint, device).quantized(args.quantize)
 
 
-def output_format(text: str) -> str:
-    return "text" if text == "pharaoh" else text  # "pharaoh": the name it had before "text"
-
-
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "translate", help="translate text with a trained run",
@@ -74,12 +70,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="the K best translations of each line (K at most the beam), in "
                         "Moses n-best form 'i ||| translation ||| score' (i: the input line, "
                         "from 0; score: length-normalised log-probability), best first")
-    parser.add_argument("--format", type=output_format, choices=("text", "json"), default="text",
+    parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text: --alignments as Pharaoh lines of 0-based 'source-target' "
                         "links, each target word to its most attended source word (characters "
                         "for a character-level run), --nbest as Moses lines; json: one object a "
-                        "line: for --alignments pieces, words, both attention matrices and "
-                        "score, for --nbest the line's list of hypotheses (default text)")
+                        "line, on the output its line, source, translation, score and log_prob "
+                        "(with --nbest its hypotheses too), for --alignments pieces, words, "
+                        "both attention matrices and score (default text)")
     parser.add_argument("--interactive", action="store_true",
                         help="answer each line at once even when stdin is not a terminal")
     add_quiet(parser)
@@ -154,18 +151,14 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"--input {args.input} is a folder, not a file")
     if args.input is not None and not Path(args.input).exists():
         raise DataError(f"input file not found: {args.input}")
-    if args.nbest is not None and args.beam is not None and args.nbest > args.beam:
-        raise UserError(f"--nbest {args.nbest} is more than --beam {args.beam}")
     inputs = ({"--input": args.input} if args.input is not None
               else {"standard input": _standard_input()})
     check_outputs(inputs, {"--output": args.output, "--alignments": args.alignments})
     trained = load_for_decoding(args)
     if args.alignments and not trained.has_attention:
         raise DataError("this model has no attention, so it cannot write --alignments")
-    beam = args.beam or trained.config.decode.beam
-    if args.nbest is not None and args.nbest > beam:
-        raise UserError(f"--nbest {args.nbest} is more than the run's beam size {beam}; give "
-                        f"--beam {args.nbest} or more")
+    decode = trained.config.decode.overridden(beam=args.beam, n_best=args.nbest,
+                                              alpha=args.alpha, batch_size=args.batch_size)
     terminal = args.input is None and _is_terminal(sys.stdin)
     interactive = args.interactive or terminal
     # A bar only while a file is written: a terminal or a pipe on stdout shows the lines.
@@ -184,18 +177,18 @@ def run(args: argparse.Namespace) -> int:
         alignments = (stack.enter_context(atomic_output(args.alignments)) if args.alignments
                       else None)
         try:
-            _translate(trained, args, lines, output, alignments,
+            _translate(trained, decode, args, lines, output, alignments,
                        pool_size=1 if interactive else None, tick=bar.update)
         except BrokenPipeError:  # the reader went away (| head): stop quietly, like cat
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
-def _translate(trained, args, lines: Iterator[str], output: TextIO, alignments: TextIO | None,
-               pool_size: int | None, tick) -> None:
+def _translate(trained, decode, args, lines: Iterator[str], output: TextIO,
+               alignments: TextIO | None, pool_size: int | None, tick) -> None:
     """Write each translation (or n-best list, and alignment line) as soon as its pool is
     decoded."""
-    from attnlab.translation.alignment import argmax_links, pharaoh_line
+    from attnlab.translation.alignment import argmax_links, links_line
     from attnlab.translation.records import alignment_record
 
     pending: deque[str] = deque()  # lines read but not yet answered, oldest first
@@ -205,37 +198,36 @@ def _translate(trained, args, lines: Iterator[str], output: TextIO, alignments: 
             pending.append(line)
             yield line
 
-    settings = {"beam": args.beam, "alpha": args.alpha, "batch_size": args.batch_size,
-                "pool_size": pool_size, "tick": tick}
-    if args.nbest is None:
-        found = ([result] for result in trained.translate(remember(), **settings))
-    else:
-        found = trained.translate_n_best(remember(), args.nbest, **settings)
-    for number, results in enumerate(found, start=1):
+    found = trained.stream(remember(), beam=decode.beam, n_best=decode.n_best,
+                           alpha=decode.alpha, batch_size=decode.batch_size,
+                           pool_size=pool_size, tick=tick)
+    for number, result in enumerate(found, start=1):
         source = pending.popleft()
-        output.write(_answer(number, source, results, args) + "\n")
+        output.write(_answer(number, source, result, args) + "\n")
         if output is sys.stdout:
             output.flush()
         if alignments is None:
             continue
         if args.format == "json":
-            record = alignment_record(number, source, results[0],
+            record = alignment_record(number, source, result,
                                       characters=trained.character_level)
             alignments.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
-            links = argmax_links(results[0], trained.character_level)
-            alignments.write(pharaoh_line(links) + "\n")
+            links = argmax_links(result, trained.character_level)
+            alignments.write(links_line(links) + "\n")
 
 
-def _answer(number: int, source: str, results: list, args: argparse.Namespace) -> str:
-    """The output for input line `number` (from 1): its translation; with --nbest its
-    hypotheses as Moses n-best lines, or one JSON object listing them."""
-    if args.nbest is None:
-        return results[0].text
+def _answer(number: int, source: str, result, args: argparse.Namespace) -> str:
+    """The output for input line `number` (from 1): its translation, or with --nbest its
+    hypotheses as Moses n-best lines; with --format json one JSON object either way."""
     if args.format == "json":
-        hypotheses = [{"translation": result.text, "score": result.score,
-                       "log_prob": result.log_prob} for result in results]
-        return json.dumps({"line": number, "source": source, "hypotheses": hypotheses},
-                          ensure_ascii=False)
-    return "\n".join(f"{number - 1} ||| {result.text} ||| {result.score:.4f}"
-                     for result in results)
+        answer = {"line": number, "source": source, "translation": result.text,
+                  "score": result.score, "log_prob": result.log_prob}
+        if args.nbest is not None:
+            answer["hypotheses"] = [{"translation": found.text, "score": found.score,
+                                     "log_prob": found.log_prob} for found in result.hypotheses]
+        return json.dumps(answer, ensure_ascii=False)
+    if args.nbest is None:
+        return result.text
+    return "\n".join(f"{number - 1} ||| {found.text} ||| {found.score:.4f}"
+                     for found in result.hypotheses)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from attnlab.recipes import RECIPES
+
 from .suite import Suite
 
 MIN_BUCKET = 10   # sentences: a bucket with fewer says little about a model
@@ -13,14 +15,22 @@ MIN_BUCKET = 10   # sentences: a bucket with fewer says little about a model
 def findings(suite: Suite, records: list[dict], baseline: dict | None) -> list[str]:
     if not records:
         return []
-    lines = {"translation": _translation, "lm": _language_models,
-             "captioning": _captioning}[suite.task](suite, records)
+    # The sentences this module knows for a task; any other task gets its main score listed.
+    read = {"translation": _translation, "lm": _language_models,
+            "captioning": _captioning}.get(suite.task, _main_scores)
+    lines = read(suite, records)
     lines.append(_cost(records))
     if baseline and baseline.get("aer") is not None:
         lines.append(_alignment(records, baseline))
     elif baseline:
         lines.append(f"No aligner baseline: {baseline.get('reason')}")
     return [line for line in lines if line]
+
+
+def _main_scores(suite: Suite, records: list[dict]) -> list[str]:
+    header, key, digits = RECIPES[suite.task].comparison.columns[0]
+    return [f"{header}: " + ", ".join(f"{r['label']} {r['scores'][key]:.{digits}f}"
+                                      for r in records) + "."]
 
 
 def _translation(suite: Suite, records: list[dict]) -> list[str]:

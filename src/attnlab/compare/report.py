@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import platform
 import re
 from datetime import UTC, datetime
@@ -16,13 +15,13 @@ import torch
 
 from attnlab.errors import UserError
 from attnlab.files import atomic_output
+from attnlab.recipes import RECIPES
 from attnlab.viz import comparison
 from attnlab.viz.report import STYLE, data_uri, html_table
 
 from .baseline import aligner_baseline
 from .findings import MIN_BUCKET, findings
-from .measure import row_check_for
-from .runner import RECORD, RunOptions, read_record
+from .runner import RunOptions, read_record
 from .suite import Suite
 from .tables import (
     markdown_table,
@@ -33,15 +32,10 @@ from .tables import (
     short_gold,
 )
 
-CURVE_LABEL = {"translation": "validation BLEU", "lm": "validation perplexity",
-               "captioning": "validation BLEU-4"}
-
 
 def gather(suite: Suite, directory: Path, options: RunOptions
            ) -> tuple[list[dict], list[str]]:
-    """The finished members' records in suite order, and the names of those not finished.
-    A translation member scored before the row check existed gets it now (kept in its
-    compare.json)."""
+    """The finished members' records in suite order, and the names of those not finished."""
     records, missing = [], []
     for member in suite.members:
         record = read_record(directory / member.name)
@@ -49,11 +43,6 @@ def gather(suite: Suite, directory: Path, options: RunOptions
             missing.append(member.name)
             continue
         record["paper_row"] = member.paper_row   # the suite's current mapping, not the old
-        if suite.task == "translation" and record.get("attention_row") \
-                and "row_check" not in record:
-            record["row_check"] = row_check_for(directory / member.name, options.rwth)
-            with atomic_output(directory / member.name / RECORD) as file:
-                json.dump(record, file, indent=1)
         records.append(record)
     return records, missing
 
@@ -157,7 +146,7 @@ def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | N
             f"fewer than {MIN_BUCKET} sentences are not drawn).", command))
     curves = {r["label"]: r["curve"] for r in records if r.get("curve")}
     if curves:
-        label = CURVE_LABEL[suite.task]
+        label = RECIPES[suite.task].comparison.curve_label
         parts.append(_figure(comparison.curves_png(
             curves, xlabel="training minutes", ylabel=label, title=f"{label} against time"),
             f"{label} at every validation against the training minutes spent so far.",

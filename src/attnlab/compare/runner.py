@@ -16,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnlab.config import config_to_dict, load_config
+from attnlab.config import config_from_dict, config_to_dict, load_config
 from attnlab.errors import ConfigError, UserError
 from attnlab.files import atomic_output
+from attnlab.recipes import RECIPES
 
-from .measure import CURVE_METRIC, member_scores
+from .measure import member_scores
 from .suite import Member, Suite
 from .timing import training_cost
 
@@ -39,25 +40,12 @@ class RunOptions:
     progress: bool = True
 
 
-def task_classes(task: str):
-    """(config class, task class) of a suite's task."""
-    if task == "translation":
-        from attnlab.translation import RunConfig, TranslationTask
-        return RunConfig, TranslationTask
-    if task == "lm":
-        from attnlab.lm import LanguageModelTask, LMRunConfig
-        return LMRunConfig, LanguageModelTask
-    from attnlab.captioning import CaptionTask
-    from attnlab.captioning import RunConfig as CaptionRunConfig
-    return CaptionRunConfig, CaptionTask
-
-
 def member_config(suite: Suite, member: Member, options: RunOptions, directory: Path):
     """The member's experiment config: its YAML, the suite's and its own overrides, the update
     budget scaled, and for `minutes_of` the other member's training minutes as the budget."""
-    config_cls, _ = task_classes(suite.task)
     try:
-        config = load_config(member.config, config_cls, suite.overrides_for(member, options.data))
+        config = load_config(member.config, RECIPES[suite.task].config_class,
+                             suite.overrides_for(member, options.data))
     except ConfigError as error:
         raise ConfigError(f"{suite.path} member {member.name}: {error}") from None
     train = config.train
@@ -94,26 +82,26 @@ def member_state(run_dir: Path) -> str:
 def check_same_config(run_dir: Path, config) -> None:
     """Refuse to resume a run trained with another config (an edited suite, another --data)."""
     from attnlab.train import RunDir
+    from attnlab.train.identity import first_difference
 
-    stored = RunDir(run_dir).read_config()
-    wanted = json.loads(json.dumps(config_to_dict(config)))
-    difference = _first_difference(stored, wanted)
+    # Both sides as the config class reads them, so a default the stored side leaves out
+    # (a run of the format before) is no difference.
+    stored = _plain(config_from_dict(RunDir(run_dir).read_config(), type(config)))
+    difference = first_difference(stored, _plain(config))
     if difference is not None:
-        raise UserError(f"{run_dir} holds a run with another config ({difference}); move it "
-                        f"away or use another --dir")
+        key, old, new = difference
+        raise UserError(f"{run_dir} holds a run with another config ({key}: {old!r} there, "
+                        f"{new!r} now); move it away or use another --dir")
 
 
-def _first_difference(old, new, prefix: str = "") -> str | None:
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new)):
-            found = _first_difference(old.get(key), new.get(key), f"{prefix}{key}.")
-            if found is not None:
-                return found
-        return None
-    if old != new and not (prefix.startswith("train.max_minutes") and new is not None
-                           and old is not None and abs(old - new) < 1e-6):
-        return f"{prefix[:-1]}: {old!r} there, {new!r} now"
-    return None
+def _plain(config) -> dict:
+    """The config as JSON would give it back (tuples as lists), minutes rounded to the
+    millisecond as a budget copied from another member's record is."""
+    data = json.loads(json.dumps(config_to_dict(config)))
+    minutes = data.get("train", {}).get("max_minutes")
+    if isinstance(minutes, float):
+        data["train"]["max_minutes"] = round(minutes, 5)
+    return data
 
 
 def run_member(suite: Suite, member: Member, directory: Path, options: RunOptions,
@@ -129,7 +117,7 @@ def run_member(suite: Suite, member: Member, directory: Path, options: RunOption
     config = member_config(suite, member, options, directory)
     if state == "interrupted":
         check_same_config(run_dir, config)
-    _, task_class = task_classes(suite.task)
+    task_class = RECIPES[suite.task].task_class
     log(f"{label}: {'resuming' if state == 'interrupted' else 'training'} {run_dir}")
     result = run_experiment(task_class, config, run_dir, resume=state == "interrupted",
                             progress=options.progress, label=label, log=log)
@@ -145,7 +133,7 @@ def run_member(suite: Suite, member: Member, directory: Path, options: RunOption
 
 
 def score_member(suite: Suite, member: Member, run_dir: Path, options: RunOptions) -> dict:
-    cost = training_cost(run_dir, CURVE_METRIC[suite.task])
+    cost = training_cost(run_dir, RECIPES[suite.task].comparison.curve_metric)
     record = {"name": member.name, "label": member.label, "task": suite.task,
               "config": str(member.config), "overrides": suite.overrides_for(member,
                                                                              options.data),

@@ -39,8 +39,8 @@ import yaml
 
 from attnlab import configs
 from attnlab.errors import ConfigError
+from attnlab.recipes import RECIPES
 
-TASKS = ("translation", "lm", "captioning")
 # The shipped suites: package data, found from a checkout or an installed wheel alike.
 SHIPPED = configs.SUITE_FOLDER
 SUITE_KEYS = {"name", "task", "title", "claim", "paper", "data", "make_data", "set", "evaluate",
@@ -104,11 +104,8 @@ class Suite:
 
 
 def data_overrides(task: str, folder: str) -> dict:
-    """The config keys that point a task at a data folder."""
-    if task == "captioning":
-        return {"data.json": str(Path(folder) / "dataset_shapes.json"),
-                "data.images": str(Path(folder) / "images")}
-    return {"data.dir": str(folder)}
+    """The config keys that point a task at a data folder (its record says which)."""
+    return RECIPES[task].comparison.data_keys(folder)
 
 
 def shipped_suites() -> list[str]:
@@ -146,8 +143,8 @@ def load_suite(name_or_path: str) -> Suite:
     for key in ("name", "task", "members"):
         if key not in data:
             raise ConfigError(f"{path}: missing key {key!r}")
-    if data["task"] not in TASKS:
-        raise ConfigError(f"{path}: task must be one of {', '.join(TASKS)}, got "
+    if data["task"] not in RECIPES:
+        raise ConfigError(f"{path}: task must be one of {', '.join(RECIPES)}, got "
                           f"{data['task']!r}")
     _check_keys(data.get("evaluate") or {}, EVALUATE_KEYS, f"{path}: evaluate")
     members = _members(data["members"], path)

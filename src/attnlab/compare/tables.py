@@ -5,15 +5,9 @@ from __future__ import annotations
 
 import math
 
-from .papers import PaperTable, tables_for
+from attnlab.recipes import RECIPES
 
-# Per task: (column header, record score key, digits).
-SCORE_COLUMNS = {
-    "translation": [("BLEU", "bleu", 2), ("chrF", "chrf", 2)],
-    "lm": [("test perplexity", "perplexity", 2)],
-    "captioning": [("BLEU-1", "bleu1", 2), ("BLEU-4", "bleu4", 2),
-                   ("localisation %", "localisation", 1)],
-}
+from .papers import PaperTable, tables_for
 
 
 def number(value, digits: int = 2) -> str:
@@ -40,7 +34,7 @@ def short_gold(name: str) -> str:
 
 
 def results_rows(task: str, records: list[dict]) -> list[list[str]]:
-    columns = SCORE_COLUMNS[task]
+    columns = RECIPES[task].comparison.columns
     # One column per kind of gold set (a member may have scored a subset of it).
     golds = list(dict.fromkeys(short_gold(name) for name in gold_names(records)))
     header = ["member", *(name for name, _, _ in columns), "updates", "minutes",
@@ -61,9 +55,9 @@ def results_rows(task: str, records: list[dict]) -> list[list[str]]:
 def paper_rows(table: PaperTable, records: list[dict], task: str) -> list[list[str]]:
     """The paper's table, with our member that matches each row (by `paper_row`) and our
     main score beside it."""
-    key, digits = SCORE_COLUMNS[task][0][1], SCORE_COLUMNS[task][0][2]
+    header_main, key, digits = RECIPES[task].comparison.columns[0]
     ours = {record.get("paper_row"): record for record in records if record.get("paper_row")}
-    header = ["paper row", *table.columns, "our member", f"ours: {SCORE_COLUMNS[task][0][0]}"]
+    header = ["paper row", *table.columns, "our member", f"ours: {header_main}"]
     rows = [header]
     for name, values in table.rows:
         record = ours.get(name)

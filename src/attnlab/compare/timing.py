@@ -9,6 +9,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from attnlab.train import RunDir
 from attnlab.train.monitor import ELAPSED, METRICS_FILE
@@ -66,5 +67,5 @@ def _records(path: Path) -> list[dict]:
     return records
 
 
-def _finite(value) -> bool:
+def _finite(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and math.isfinite(value)

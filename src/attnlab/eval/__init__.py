@@ -8,7 +8,7 @@ from attnlab.eval.alignment import (
     aer,
     alignment_from_attention,
     merge_subwords,
-    read_pharaoh,
+    read_links,
     word_ids_from_pieces,
 )
 from attnlab.eval.bleu import Scores, corpus_bleu, corpus_chrf, corpus_scores
@@ -27,6 +27,6 @@ __all__ = [
     "corpus_scores",
     "format_buckets",
     "merge_subwords",
-    "read_pharaoh",
+    "read_links",
     "word_ids_from_pieces",
 ]

@@ -60,7 +60,7 @@ def _parse_line(line: str, one_indexed: bool, where: str) -> AlignmentSet:
     return AlignmentSet(sure=frozenset(sure), possible=frozenset(possible))
 
 
-def read_pharaoh(
+def read_links(
     path_or_lines: str | os.PathLike | Iterable[str], one_indexed: bool = False
 ) -> list[AlignmentSet]:
     """Read one AlignmentSet per line of Pharaoh-format links (``i-j`` sure, ``ipj`` possible).

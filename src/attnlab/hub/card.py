@@ -6,12 +6,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from attnlab.config import config_from_dict
+from attnlab.recipes import Recipe
 from attnlab.version import __version__
-
-from .tasks import TaskKind
-
-TITLES = {"translation": "translation", "captioning": "image captioning",
-          "language_model": "language modelling"}
 
 
 @dataclass
@@ -21,7 +18,7 @@ class CardFacts:
     checkpoint it came from), files [(path in the folder, bytes)], validated (the step of the
     validation its metrics come from, when the run's metrics.jsonl says)."""
 
-    kind: TaskKind
+    kind: Recipe
     name: str
     config: dict
     meta: dict
@@ -40,17 +37,22 @@ def model_card(facts: CardFacts) -> str:
 
 def _title(facts: CardFacts) -> str:
     data = facts.config.get("data", {})
-    title = TITLES.get(facts.kind.name, facts.kind.name)
+    title = facts.kind.purpose
     if facts.kind.name == "translation":
         title += f" ({data.get('src_lang')} -> {data.get('tgt_lang')})"
     return title
+
+
+def _model(facts: CardFacts):
+    """The run's model config, as the recipe's dataclass."""
+    return config_from_dict(facts.config, facts.kind.config_class).model
 
 
 def _summary(facts: CardFacts) -> str:
     meta = facts.meta
     title = _title(facts)
     rows = [("task", title),
-            *facts.kind.architecture(facts.config["model"]),
+            *facts.kind.architecture(_model(facts)),
             ("parameters", f"{facts.parameters:,}"),
             ("weights", f"the {facts.checkpoint} checkpoint of its run, step "
                         f"{meta.get('step', '?')} (epoch {meta.get('epoch', '?')})"),
@@ -93,7 +95,8 @@ def _reproduce(facts: CardFacts) -> str:
     text = (f"## Reproduce\n\n`config.json` is the run's whole experiment config (data, model, "
             f"seed, schedule, every default). In this folder, with the data where `data` says:"
             f"\n\n```bash\n"
-            f"{facts.kind.train} config.json --run {run}\n```\n\nThis model is that run's "
+            f"{facts.kind.commands['train']} config.json --run {run}\n```\n\nThis model is that "
+            f"run's "
             f"`{facts.checkpoint}/` checkpoint (step {facts.meta.get('step', '?')}).")
     if facts.config.get("train", {}).get("max_minutes") is not None:
         text += (f" The run stops on `train.max_minutes`, so how far it gets depends on the "

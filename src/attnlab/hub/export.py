@@ -25,14 +25,13 @@ from pathlib import Path
 
 from attnlab.errors import CheckpointError, WriteError
 from attnlab.files import writing
-from attnlab.train import RunDir, choose_checkpoint, run_task
-from attnlab.train.checkpoint import FORMAT_VERSION
-from attnlab.train.identity import META_FILE, MODEL_FILE, sha256_of
+from attnlab.recipes import Recipe, recipe_of_run
+from attnlab.train import RunDir, choose_checkpoint
+from attnlab.train.identity import META_FILE, MODEL_FILE
 from attnlab.train.monitor import METRICS_FILE, read_curves
 from attnlab.version import __version__
 
 from .card import CardFacts, model_card
-from .tasks import TASKS, TaskKind
 
 CARD_FILE = "MODEL.md"
 CHECKPOINT = "best"  # the model directory's one checkpoint, whichever the run's it came from
@@ -61,7 +60,7 @@ def export_model(run: str | os.PathLike, output: str | os.PathLike, *,
     _check_run(source)
     _check_output(source.path, output, overwrite)
     name = choose_checkpoint(source, checkpoint)
-    kind = _task_kind(source, name)
+    kind = recipe_of_run(source.path, name)
     trained = kind.load(source.path, name, device="cpu")  # every check a command would make
     parameters = sum(p.numel() for p in trained.model.parameters())
     with writing(output.parent, "create"):
@@ -97,14 +96,6 @@ def _check_run(run: RunDir) -> None:
                               f"no best/ or last/ checkpoint (attnlab train writes those)")
 
 
-def _task_kind(run: RunDir, checkpoint: str) -> TaskKind:
-    task = run_task(run.path, checkpoint)
-    if task not in TASKS:
-        raise CheckpointError(f"{run.path} holds a {task!r} model; attnlab export knows "
-                              f"{', '.join(sorted(TASKS))} runs")
-    return TASKS[task]
-
-
 def _check_output(run: Path, output: Path, overwrite: bool) -> None:
     """`output` can become the model directory: not the run nor inside it (or around it), a
     folder that is empty or absent, or with `overwrite` an earlier export."""
@@ -127,20 +118,21 @@ def _check_output(run: Path, output: Path, overwrite: bool) -> None:
                          f"yourself or choose another folder")
 
 
-def _write_model(run: RunDir, name: str, kind: TaskKind, folder: Path, title: str,
+def _write_model(run: RunDir, name: str, kind: Recipe, folder: Path, title: str,
                  parameters: int) -> dict:
     """Copy the run's files and the checkpoint's weights into `folder`, then write meta.json
     and MODEL.md; returns the meta written."""
     os.chmod(folder, 0o777 & ~_umask())  # mkdtemp's folder is private; a model is to share
-    copied = [file for file in ("config.json", *kind.files, METRICS_FILE)
-              if run.file(file).is_file()]
+    # config.json in the current format (a run of the format before is upgraded as it is read)
+    _write_text(folder / "config.json", json.dumps(run.read_config(), indent=2) + "\n")
+    copied = [file for file in (*kind.run_files, METRICS_FILE) if run.file(file).is_file()]
     for file in copied:
         _copy(run.file(file), folder / file)
     checkpoint = folder / CHECKPOINT
     with writing(checkpoint, "create"):
         checkpoint.mkdir()
     _copy(run.checkpoint_dir(name) / MODEL_FILE, checkpoint / MODEL_FILE)
-    meta = _exported_meta(run.read_meta(name), checkpoint / MODEL_FILE, name)
+    meta = _exported_meta(run.read_meta(name), name)
     _write_text(checkpoint / META_FILE, json.dumps(meta, indent=2) + "\n")
     files = [(path.relative_to(folder).as_posix(), path.stat().st_size)
              for path in sorted(folder.rglob("*")) if path.is_file()]
@@ -161,17 +153,11 @@ def _validated_at(metrics: Path, step: int | None) -> int | None:
     return int(max(steps)) if steps else None
 
 
-def _exported_meta(meta: dict, weights: Path, checkpoint: str) -> dict:
-    """The checkpoint's meta.json for the weights alone: its record of the training state
-    dropped, the weights' sha256 kept (or added, for a checkpoint written before hashes)."""
+def _exported_meta(meta: dict, checkpoint: str) -> dict:
+    """The checkpoint's meta.json (in the current format) for the weights alone: its record
+    of the training state dropped, the weights' sha256 kept."""
     meta = dict(meta)
-    recorded = meta.get("files") if isinstance(meta.get("files"), dict) else None
-    if recorded is not None and MODEL_FILE in recorded:
-        meta["files"] = {MODEL_FILE: recorded[MODEL_FILE]}
-    else:
-        meta["files"] = {MODEL_FILE: {"sha256": sha256_of(weights),
-                                      "bytes": weights.stat().st_size}}
-        meta["format_version"] = FORMAT_VERSION
+    meta["files"] = {MODEL_FILE: meta["files"][MODEL_FILE]}
     meta["exported"] = {"checkpoint": checkpoint, "attnlab_version": __version__}
     return meta
 

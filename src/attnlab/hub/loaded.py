@@ -3,6 +3,7 @@ checkpoint, as an object with the task's verbs.
 
     model = attnlab.load("models/bahdanau")                  # best, else last; on the CPU
     model.translate(["Zwei Männer spielen Fußball ."], beam=5)[0].text
+    model.translate(lines, n_best=3)[0].hypotheses              # the 3 best, best first
     attnlab.load("models/shapes").caption(["cat.png"])[0].text
     attnlab.load("models/lstmn").perplexity(lines).perplexity
 
@@ -13,8 +14,8 @@ TrainedLanguageModel), which holds the model, vocabularies and config.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,16 +26,16 @@ from PIL import Image
 from attnlab.captioning import Caption
 from attnlab.captioning.data import load_image, square_pixels
 from attnlab.captioning.inference import caption_pixels
-from attnlab.errors import CheckpointError, DataError
+from attnlab.errors import DataError
 from attnlab.lm import PerplexityResult, read_with_language_model
 from attnlab.lm.corpus import encode_text
 from attnlab.lm.task import text_nll
-from attnlab.train import RunDir, choose_checkpoint, run_task
+from attnlab.recipes import recipe_of_run
+from attnlab.train import RunDir, choose_checkpoint
+from attnlab.train.runs import listed
 from attnlab.train.validation import perplexity
-from attnlab.translation import TranslationResult, translate_n_best
+from attnlab.translation import TranslationResult
 from attnlab.viz import SentenceReading
-
-from .tasks import TASKS
 
 
 @dataclass(repr=False)
@@ -42,7 +43,7 @@ class LoadedModel:
     """A loaded run: path, checkpoint ("best" or "last"), meta (its meta.json: step, metrics,
     signature) and trained (the recipe's loaded run); config and model (eval mode) from it."""
 
-    task: ClassVar[str]
+    task: ClassVar[str] = ""
     path: Path
     checkpoint: str
     meta: dict
@@ -66,20 +67,18 @@ class Translator(LoadedModel):
     task = "translation"
 
     def translate(self, lines: Sequence[str], *, beam: int | None = None,
-                  nbest: int | None = None, alpha: float | None = None,
-                  batch_size: int | None = None
-                  ) -> list[TranslationResult] | list[list[TranslationResult]]:
+                  n_best: int | None = None, alpha: float | None = None,
+                  batch_size: int | None = None) -> list[TranslationResult]:
         """One TranslationResult per line (text, score, tokens, attention), in input order,
-        with the run's decode settings unless given. nbest=N: each line's N best hypotheses,
-        best first (the beam widens to N when the run's is smaller)."""
-        lines = _sequence(lines, "translate", "lines")
-        if nbest is None:
-            return list(self.trained.translate(lines, beam=beam, alpha=alpha,
-                                               batch_size=batch_size))
-        given = {"beam": beam or max(nbest, self.config.decode.beam), "alpha": alpha,
-                 "batch_size": batch_size}
-        decode = replace(self.config.decode, **{k: v for k, v in given.items() if v is not None})
-        return translate_n_best(self.model, self.trained.vocabs, lines, decode, n_best=nbest)
+        with the run's decode settings unless given. n_best=N: each result carries the next
+        N - 1 hypotheses as `alternatives` (`.hypotheses`: all N, best first); the beam widens
+        to N when the run's is smaller."""
+        return self.trained.translate(lines, beam=beam, n_best=n_best, alpha=alpha,
+                                      batch_size=batch_size)
+
+    def stream(self, lines: Iterable[str], **settings: Any) -> Iterator[TranslationResult]:
+        """As translate, lazily (TrainedRun.stream: pool_size, tick)."""
+        return self.trained.stream(lines, **settings)
 
 
 class ImageCaptioner(LoadedModel):
@@ -90,7 +89,7 @@ class ImageCaptioner(LoadedModel):
         """One Caption per image (a file or a PIL image): words, text, attention
         (words, h, w) over the annotation grid, log_prob; beam search, the run's beam unless
         given. Images are scaled and centre-cropped as in training."""
-        images = _sequence(images, "caption", "images")
+        images = listed(images, "caption", "images", (str, bytes, os.PathLike, Image.Image))
         size = self.config.data.image_size
         pixels = [square_pixels(image.convert("RGB"), size) if isinstance(image, Image.Image)
                   else load_image(image, size)[0] for image in images]
@@ -102,7 +101,7 @@ class ImageCaptioner(LoadedModel):
 
 
 class LanguageModelReader(LoadedModel):
-    task = "language_model"
+    task = "lm"
 
     def read(self, sentence: str) -> SentenceReading:
         """What an LSTMN attends to reading <s> w_1 .. w_n: tokens and weights
@@ -112,7 +111,7 @@ class LanguageModelReader(LoadedModel):
     def perplexity(self, lines: Iterable[str], *, batch_size: int = 64) -> PerplexityResult:
         """Per-token perplexity of the sentences (EOS counted), as `attnlab lm evaluate`
         computes it; empty lines and those over the run's data.max_len pieces are skipped."""
-        lines = _sequence(lines, "perplexity", "lines")
+        lines = listed(lines, "perplexity", "lines")
         max_len = self.config.data.max_len
         encoded = encode_text(lines, self.trained.vocab, max_len)
         if not encoded.sentences:
@@ -136,16 +135,8 @@ def load(path: str | os.PathLike, *, checkpoint: str | None = None,
     when `path` is not a trained run, or a file in it is not the one its meta.json records."""
     run_dir = RunDir(path)
     name = choose_checkpoint(run_dir, checkpoint)
-    task = run_task(path, name)
-    if task not in TASKS:
-        raise CheckpointError(f"{path} holds a {task!r} model; attnlab.load reads "
-                              f"{', '.join(sorted(TASKS))} runs")
-    trained = TASKS[task].load(path, name, device=device)
-    return WRAPPERS[task](Path(path), name, run_dir.read_meta(name), trained)
-
-
-def _sequence(items, verb: str, what: str) -> list:
-    """`items` as a list; a lone string (or image) is refused, since it is not a list of them."""
-    if isinstance(items, (str, bytes, os.PathLike, Image.Image)):
-        raise TypeError(f"{verb} takes a list of {what}; for one, pass [{what[:-1]}]")
-    return list(items)
+    recipe = recipe_of_run(path, name)
+    trained = recipe.load(path, name, device=device)
+    # A task without a wrapper of its own here is still loaded: its verbs are on .trained.
+    wrapper = WRAPPERS.get(recipe.name, LoadedModel)
+    return wrapper(Path(path), name, run_dir.read_meta(name), trained)

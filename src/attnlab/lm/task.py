@@ -31,12 +31,12 @@ from .corpus import (
 )
 from .reading import read_with_language_model
 
-TASK = "language_model"
+TASK = "lm"
 
 
 def batch_nll(model: nn.Module, batch: TextBatch) -> torch.Tensor:
     """Summed negative log-likelihood of the batch's real target tokens (a scalar tensor)."""
-    logits = model(batch.inputs, batch.mask, real_only=True).logits  # (N, V): real positions
+    logits = model(batch.inputs, batch.mask).logits  # (N, V): real positions
     return F.cross_entropy(logits, batch.targets[batch.mask], reduction="sum")
 
 

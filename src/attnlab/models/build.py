@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 from torch import nn
 
@@ -64,7 +65,7 @@ class DecoderSizes:
     pad_id: int
 
 
-def _rnn_options(dec: schema.DecoderConfig, sizes: DecoderSizes) -> dict:
+def _rnn_options(dec: schema.DecoderConfig, sizes: DecoderSizes) -> dict[str, Any]:
     default_output = dec.embedding_dim if dec.kind != "luong" else dec.hidden_dim
     output_dim = dec.output_dim or (dec.embedding_dim if dec.tied_embeddings else default_output)
     if dec.tied_embeddings and output_dim != dec.embedding_dim:
@@ -91,8 +92,14 @@ DECODERS: dict[str, Callable[[schema.DecoderConfig, DecoderSizes], RecurrentDeco
 }
 
 
+# what build_encoder / build_image_encoder return: modules with an int output_dim (and, for
+# images, grid_size)
+TextEncoder: TypeAlias = "RNNEncoder | LSTMNEncoder"
+ImageEncoder: TypeAlias = "ConvEncoder | ResNetEncoder"
+
+
 def _lstmn_encoder(enc: schema.EncoderConfig, vocab: int, max_src_len: int,
-                   pad_id: int) -> nn.Module:
+                   pad_id: int) -> LSTMNEncoder:
     if enc.bidirectional:
         raise ConfigError("model.encoder.kind=lstmn reads left to right: set "
                           "model.encoder.bidirectional: false")
@@ -104,7 +111,7 @@ def _lstmn_encoder(enc: schema.EncoderConfig, vocab: int, max_src_len: int,
         raise ConfigError(f"model.encoder.score: {error}") from None
 
 
-ENCODERS: dict[str, Callable[[schema.EncoderConfig, int, int, int], nn.Module]] = {
+ENCODERS: dict[str, Callable[[schema.EncoderConfig, int, int, int], TextEncoder]] = {
     "rnn": lambda e, vocab, max_len, pad: RNNEncoder(
         vocab, e.embedding_dim, e.hidden_dim, layers=e.layers, bidirectional=e.bidirectional,
         rnn=e.rnn, dropout=e.dropout, pad_id=pad),
@@ -127,21 +134,21 @@ def build_model(config: schema.ModelConfig, src_vocab_size: int, tgt_vocab_size:
 
 
 def build_encoder(enc: schema.EncoderConfig, src_vocab_size: int, *, max_src_len: int,
-                  pad_id: int) -> nn.Module:
+                  pad_id: int) -> TextEncoder:
     """The encoder `enc.kind` names; max_src_len sizes a `location` intra-attention score."""
     return ENCODERS[enc.kind](enc, src_vocab_size, max_src_len, pad_id)
 
 
 # ---- captioning --------------------------------------------------------------------------
 
-IMAGE_ENCODERS: dict[str, Callable[[schema.ImageEncoderConfig], nn.Module]] = {
+IMAGE_ENCODERS: dict[str, Callable[[schema.ImageEncoderConfig], ImageEncoder]] = {
     "cnn": lambda c: ConvEncoder(c.channels, positions=c.positions),
     "resnet": lambda c: ResNetEncoder(c.resnet, c.weights, stages=c.resnet_stages,
                                       fine_tune=c.fine_tune, positions=c.positions),
 }
 
 
-def build_image_encoder(config: schema.ImageEncoderConfig) -> nn.Module:
+def build_image_encoder(config: schema.ImageEncoderConfig) -> ImageEncoder:
     return IMAGE_ENCODERS[config.kind](config)
 
 

@@ -7,48 +7,68 @@ the YAML is loaded, so a typo is reported with the closest valid name before any
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Literal
 
-from attnlab.attention import score_class
+from attnlab.attention import MECHANISMS, score_class
 from attnlab.config import at_least, fraction, positive
-from attnlab.errors import ConfigError
 
 
-def score_name(metadata: str = "a key of attnlab.attention.SCORES") -> dict:
-    """Field metadata that makes attnlab.config check a score name as the YAML loads."""
-    return {"check": score_class, "help": metadata}
+def score_name() -> dict[str, object]:
+    """Field metadata that makes attnlab.config check a score name (a key of
+    attnlab.attention.SCORES) as the YAML loads."""
+    return {"check": score_class}
+
+
+def _mechanism_name(name: object) -> None:
+    if name not in MECHANISMS:
+        close = difflib.get_close_matches(str(name), list(MECHANISMS), n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"choose from {', '.join(MECHANISMS)}"
+        raise ValueError(f"unknown mechanism {name!r}; {hint}")
+
+
+LOCAL = ("local-m", "local-p")
 
 
 @dataclass
 class AttentionConfig:
     score: str = field(default="additive", metadata=score_name())
+    # a key of attnlab.attention.MECHANISMS: global | local-m | local-p | hard
+    mechanism: str = field(default="global", metadata={"check": _mechanism_name})
     # additive score's inner size (default: the query size)
     hidden_dim: int | None = field(default=None, metadata=positive())
-    # local attention half-width D; None = global
+    # local-m, local-p: the window's half-width D (required there, refused elsewhere)
     window: int | None = field(default=None, metadata=at_least(0))
-    predictive: bool = False  # local-p (True) or local-m (False); needs `window`
     # positions of the `location` score (default: data max length)
     max_len: int | None = field(default=None, metadata=positive())
     # cosine: fixed key strength; None = learned from the query
     sharpness: float | None = field(default=None, metadata=positive())
-    hard: bool = False  # stochastic hard attention (Xu et al. 2015), trained with REINFORCE
     expectation_prob: float = 0.5  # hard: probability of using the soft expectation instead
     lambda_r: float = 1.0  # hard: weight of the REINFORCE term
     lambda_e: float = 0.0  # hard: weight of the entropy bonus
 
-    def __post_init__(self):
-        if self.hard and self.window is not None:
-            raise ValueError("hard attention is global: set window to null")
+    def __post_init__(self) -> None:
+        if self.mechanism in LOCAL and self.window is None:
+            raise ValueError(f"mechanism {self.mechanism} needs window (its half-width D, "
+                             f"e.g. window: 10)")
+        if self.mechanism not in LOCAL and self.window is not None:
+            raise ValueError(f"window is the half-width of local-m and local-p; mechanism "
+                             f"{self.mechanism} has none (drop window, or set mechanism: "
+                             f"local-m or local-p)")
 
     @property
-    def mechanism(self) -> str:
-        """The key of attnlab.attention.MECHANISMS these settings describe."""
-        if self.hard:
-            return "hard"
-        if self.window is None:
-            return "global"
-        return "local-p" if self.predictive else "local-m"
+    def hard(self) -> bool:
+        return self.mechanism == "hard"
+
+    def describe(self) -> str:
+        """The score and mechanism in a few words: "additive, global", "general, local-p
+        (D=10)", "dot, hard (REINFORCE)"; what every report, card, page and log says."""
+        if self.mechanism in LOCAL:
+            return f"{self.score}, {self.mechanism} (D={self.window})"
+        if self.mechanism == "hard":
+            return f"{self.score}, hard (REINFORCE)"
+        return f"{self.score}, {self.mechanism}"
 
 
 @dataclass
@@ -62,7 +82,8 @@ class EncoderConfig:
     layers: int = field(default=1, metadata=positive())
     bidirectional: bool = True
     dropout: float = field(default=0.3, metadata=fraction())
-    score: str = field(default="additive", metadata=score_name("lstmn: its intra-attention score"))
+    # lstmn: its intra-attention score
+    score: str = field(default="additive", metadata=score_name())
     # lstmn: additive score's inner size (default hidden_dim)
     attention_dim: int | None = field(default=None, metadata=positive())
 
@@ -102,7 +123,7 @@ class LanguageModelConfig:
     layers: int = field(default=1, metadata=positive())
     # on embeddings, between layers and before the softmax
     dropout: float = field(default=0.3, metadata=fraction())
-    score: str = field(default="additive", metadata=score_name("lstmn: intra-attention score"))
+    score: str = field(default="additive", metadata=score_name())  # lstmn: intra-attention score
     # lstmn: additive score's inner size (default hidden_dim)
     attention_dim: int | None = field(default=None, metadata=positive())
 
@@ -130,17 +151,16 @@ class CaptionAttentionConfig(AttentionConfig):
     # eq. 14); hard attention does not use it, so it must be 0 there.
     doubly_stochastic: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
-        if self.window is not None:
-            raise ValueError("window: local attention reads a sequence from left to right; "
-                             "an image grid takes global or hard attention (window: null)")
+        if self.mechanism in LOCAL:
+            raise ValueError(f"mechanism {self.mechanism} reads a sequence from left to right; "
+                             f"an image grid takes mechanism global or hard")
         if self.hard and self.doubly_stochastic:
-            raise ConfigError(
-                "model.decoder.attention.doubly_stochastic is the soft-attention penalty; "
-                "set it to 0 with hard: true")
+            raise ValueError("doubly_stochastic is the soft-attention penalty; set it to 0 with "
+                             "mechanism: hard")
         if self.doubly_stochastic < 0:
-            raise ConfigError("model.decoder.attention.doubly_stochastic must be >= 0")
+            raise ValueError("doubly_stochastic must be >= 0")
 
 
 @dataclass

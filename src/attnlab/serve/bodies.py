@@ -4,13 +4,16 @@ UploadFile would spool a large part to a temporary file), and every mistake is o
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from python_multipart.multipart import MultipartParseError, MultipartParser, parse_options_header
 from starlette.requests import Request
 
 from .problems import invalid, too_large
+
+if TYPE_CHECKING:
+    from python_multipart.multipart import MultipartCallbacks
 
 M = TypeVar("M", bound=BaseModel)
 MAX_PARTS = 8  # a caption form has two fields; anything much larger is not one
@@ -88,7 +91,7 @@ class _Form:
         self._header, self._value, self._name = b"", b"", ""
         self._data: list[bytes] = []
 
-    def callbacks(self) -> dict:
+    def callbacks(self) -> MultipartCallbacks:
         return {"on_part_begin": self._begin, "on_part_data": self._part_data,
                 "on_part_end": self._end, "on_header_field": self._header_field,
                 "on_header_value": self._header_value, "on_header_end": self._header_end}

@@ -1,39 +1,30 @@
-"""The runs a server answers for, each loaded once at start: its task, a short description of its
-attention mechanism, its config, and the loaded model with its vocabularies."""
+"""The runs a server answers for, each loaded once at start through its task's record
+(attnlab.recipes): its task, its recipe's few words for its attention, its config, and the loaded
+model with its vocabularies."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from attnlab.captioning import TrainedCaptioner, load_trained
 from attnlab.config import config_to_dict
-from attnlab.errors import CheckpointError, ConfigError
-from attnlab.lm import TrainedLanguageModel, load_language_model
-from attnlab.train import run_task
-from attnlab.translation import TrainedRun, load_run
-
-Task = Literal["translation", "captioning", "lm"]
-# The task a checkpoint records -> the name the API uses, and the endpoint that serves it.
-TASKS: dict[str, Task] = {"translation": "translation", "captioning": "captioning",
-                          "language_model": "lm"}
-ENDPOINTS: dict[Task, str] = {"translation": "/api/translate", "captioning": "/api/caption",
-                              "lm": "/api/read"}
-LOADERS = {"translation": load_run, "captioning": load_trained, "lm": load_language_model}
+from attnlab.errors import ConfigError
+from attnlab.recipes import recipe_of_run
 
 
 @dataclass
 class ServedRun:
-    """One loaded run: name (as the API knows it), task, mechanism (e.g. "bahdanau / additive"),
+    """One loaded run: name (as the API knows it), task, mechanism (its recipe's describe, e.g.
+    "bahdanau / additive, global"),
     config (the run's config.json as plain data) and loaded (the recipe's trained run)."""
 
     name: str
-    task: Task
+    task: str  # a key of attnlab.recipes.RECIPES
     mechanism: str
     config: dict[str, Any]
-    loaded: TrainedRun | TrainedCaptioner | TrainedLanguageModel
+    loaded: Any  # the recipe's trained run (TrainedRun, TrainedCaptioner, ...)
     quantized: str | None = None  # "int8" when the model runs quantized
 
     def info(self) -> dict[str, Any]:
@@ -64,45 +55,15 @@ def load_runs(runs: Mapping[str, str | os.PathLike], *,
 
 def load_served(name: str, directory: str | os.PathLike, *,
                 quantize: str | None = None) -> ServedRun:
-    recorded = run_task(directory)
-    if recorded not in TASKS:
-        raise CheckpointError(f"run directory {directory} holds a {recorded!r} model; the "
-                              f"server reads translation, captioning and language-model runs")
-    task = TASKS[recorded]
-    loaded = LOADERS[task](directory)
+    recipe = recipe_of_run(directory)
+    loaded = recipe.load(directory)
     loaded.model.eval()
-    quantized = quantize if task == "translation" else None
+    quantized = quantize if recipe.quantizable else None
     if quantized:
         loaded = loaded.quantized(quantized)
     config = config_to_dict(loaded.config)
-    return ServedRun(name, task, describe(task, config["model"]), config, loaded, quantized)
-
-
-def describe(task: Task, model: dict[str, Any]) -> str:
-    """A short name for a model config's attention, e.g. "luong / general, local-p (D=10)"."""
-    if task == "captioning":
-        return "hard attention" if model["decoder"]["attention"]["hard"] else "soft attention"
-    if task == "lm":
-        return f"lstmn / {model['score']}" if model["kind"] == "lstmn" else "lstm (no attention)"
-    decoder, encoder = model["decoder"], model["encoder"]
-    if decoder["kind"] == "none":
-        text = "none (no attention)"
-    else:
-        text = f"{decoder['kind']} / {_attention(decoder['attention'])}"
-    if encoder["kind"] == "lstmn":
-        text += f"; lstmn encoder / {encoder['score']}"
-    return text
-
-
-def _attention(attention: dict[str, Any]) -> str:
-    """"general", "general, local-p (D=10)", "additive, hard"."""
-    text = attention["score"]
-    if attention["hard"]:
-        return f"{text}, hard"
-    if attention["window"] is not None:
-        kind = "local-p" if attention["predictive"] else "local-m"
-        text += f", {kind} (D={attention['window']})"
-    return text
+    return ServedRun(name, recipe.name, recipe.describe(loaded.config.model), config, loaded,
+                     quantized)
 
 
 def _scores(model: dict[str, Any]) -> set[str]:

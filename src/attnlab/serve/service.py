@@ -14,12 +14,15 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
+from attnlab.errors import ConfigError
+from attnlab.recipes import RECIPES
+
 from .batching import MicroBatcher, QueueFull
 from .bodies import parse_json, parse_multipart
 from .images import open_upload, upload_pixels
 from .limits import Limits
 from .problems import RequestError, invalid, too_large
-from .runs import ENDPOINTS, ServedRun, Task
+from .runs import ServedRun
 from .schemas import CaptionExampleRequest, ReadRequest, TranslateRequest
 from .work import caption_batch, example_pixels, read_batch, translate_batch
 
@@ -38,30 +41,35 @@ class Service:
                                     window_s=limits.batch_window_ms / 1000,
                                     max_batch=limits.max_batch)
 
-    def run(self, name: str, task: Task) -> ServedRun:
+    def run(self, name: str, task: str) -> ServedRun:
         """The run called `name`: 404 when there is none, 422 when it is another task's."""
         if name not in self.runs:
             raise RequestError(404, f"unknown run {name!r}; runs: {', '.join(self.runs)}")
         run = self.runs[name]
         if run.task != task:
-            kind = "language-model" if run.task == "lm" else run.task
-            raise invalid(f"run {name} is a {kind} run; use {ENDPOINTS[run.task]}")
+            recipe = RECIPES[run.task]
+            raise invalid(f"run {name} is a {recipe.title} run; use {recipe.endpoint}")
         return run
 
     async def translate(self, body: bytes) -> dict:
         request = parse_json(body, TranslateRequest)
         run = self.run(request.run, "translation")
-        beam = request.beam
-        if beam is None:  # the run's own beam, wide enough for the n-best asked for
-            beam = min(max(run.loaded.config.decode.beam, request.nbest), self.limits.max_beam)
-        if not 1 <= beam <= self.limits.max_beam:
-            raise invalid(f"beam must be between 1 and {self.limits.max_beam}, got {beam}")
-        if not 1 <= request.nbest <= beam:
-            raise invalid(f"nbest must be between 1 and the beam ({beam}), got {request.nbest}")
+        if request.beam is not None and not 1 <= request.beam <= self.limits.max_beam:
+            raise invalid(f"beam must be between 1 and {self.limits.max_beam}, got "
+                          f"{request.beam}")
+        try:   # the run's defaults and the request's choices, resolved and checked once
+            decode = run.loaded.config.decode.overridden(beam=request.beam, n_best=request.nbest)
+        except ConfigError as error:
+            raise invalid(str(error)) from None
+        if decode.beam > self.limits.max_beam:  # the run's own beam, past the server's limit
+            if decode.n_best > self.limits.max_beam:
+                raise invalid(f"nbest must be at most the server's max_beam "
+                              f"{self.limits.max_beam}, got {decode.n_best}")
+            decode = decode.overridden(beam=self.limits.max_beam)
         await self._check_text(run, request.text, run.loaded.vocabs.src)
-        work = functools.partial(translate_batch, run, beam, request.nbest, request.level)
-        return await self._submit(("translate", run.name, beam, request.nbest, request.level),
-                                  request.text, work)
+        work = functools.partial(translate_batch, run, decode, request.level)
+        return await self._submit(("translate", run.name, decode.beam, decode.n_best,
+                                   request.level), request.text, work)
 
     async def read(self, body: bytes) -> dict:
         request = parse_json(body, ReadRequest)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ from attnlab.captioning.data import load_image
 from attnlab.captioning.inference import caption_pixels
 from attnlab.errors import UserError
 from attnlab.lm import read_with_language_model
-from attnlab.translation import TranslationResult, translate_n_best
+from attnlab.translation import DecodeConfig, TranslationResult, translate
 
 from .images import png_data_url
 from .problems import RequestError, invalid
@@ -29,13 +28,14 @@ from .runs import ServedRun
 PixelSource = Callable[[], np.ndarray]  # gives (S, S, 3) uint8 or raises RequestError
 
 
-def translate_batch(run: ServedRun, beam: int, n_best: int, level: str,
+def translate_batch(run: ServedRun, decode: DecodeConfig, level: str,
                     texts: list[str]) -> list[dict]:
     """{"hypotheses": [...]} per text; all texts in one batched beam search."""
     trained = run.loaded
-    decode = replace(trained.config.decode, beam=beam, batch_size=len(texts))
-    found = translate_n_best(trained.model, trained.vocabs, texts, decode, n_best=n_best)
-    return [{"hypotheses": [hypothesis(h, level) for h in results]} for results in found]
+    found = translate(trained.model, trained.vocabs, texts,
+                      decode.overridden(batch_size=len(texts)))
+    return [{"hypotheses": [hypothesis(h, level) for h in result.hypotheses]}
+            for result in found]
 
 
 def hypothesis(result: TranslationResult, level: str) -> dict:

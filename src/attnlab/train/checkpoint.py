@@ -37,6 +37,7 @@ from attnlab.errors import CheckpointError, WriteError
 from attnlab.files import atomic_output, describe, writing
 from attnlab.version import __version__
 
+from .formats import FORMAT_VERSION, upgrade_config, upgrade_meta
 from .identity import (
     META_FILE,
     MODEL_FILE,
@@ -46,7 +47,8 @@ from .identity import (
     check_signature,
 )
 
-FORMAT_VERSION = 2   # 2: meta.json records each file's sha256
+CHECKPOINTS = ("best", "last")  # the order a run is loaded in when none is named
+
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -90,7 +92,8 @@ class RunDir:
         return self.file("config.json")
 
     def read_config(self) -> dict:
-        return _read_json(self.file("config.json"))
+        """config.json as plain data, in the current format (see formats.py)."""
+        return upgrade_config(_read_json(self.file("config.json")))
 
     def checkpoint_dir(self, name: str = "last") -> Path | None:
         """The complete checkpoint called `name`, or `name.old` left by a crash, or None."""
@@ -177,7 +180,9 @@ class RunDir:
 def _model_bytes(model: nn.Module) -> bytes:
     """The weights as safetensors; of tensors that are one (tied weights) only the first name
     is stored, as safetensors.torch.save_model does (load_model refills the others)."""
-    tensors, seen, tied = {}, {}, {}
+    tensors: dict[str, torch.Tensor] = {}
+    seen: dict[tuple[int, torch.dtype, tuple[int, ...], tuple[int, ...]], str] = {}
+    tied: dict[str, str] = {}
     for key, value in model.state_dict().items():
         identity = (value.data_ptr(), value.dtype, tuple(value.shape), value.stride())
         if value.numel() and identity in seen:
@@ -245,10 +250,11 @@ def _load_state(path: Path) -> dict:
 
 
 def _read_meta(directory: Path) -> dict:
+    """meta.json in the current format (see formats.py)."""
     meta = _read_json(directory / META_FILE)
     if not isinstance(meta, dict):
         raise CheckpointError(f"{directory / META_FILE} is damaged: it is not a JSON object")
-    return meta
+    return upgrade_meta(meta, directory)
 
 
 def _read_json(path: Path):

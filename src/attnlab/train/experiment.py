@@ -21,7 +21,7 @@ from attnlab.errors import CheckpointError, ConfigError, UserError, WriteError
 from attnlab.files import writing
 
 from . import distributed
-from .checkpoint import RunDir
+from .checkpoint import CHECKPOINTS, RunDir
 from .loop import Trainer, TrainResult
 from .monitor import METRICS_FILE
 from .rng import seed_everything
@@ -32,7 +32,6 @@ T = TypeVar("T")
 # files (vocabularies) the task reads, or None to build them from the data; it writes nothing
 # (its optional save_files(directory) does, and run_files names those files).
 TaskFactory = Callable[..., Task]
-CHECKPOINTS = ("best", "last")
 # What a run writes besides the task's own files (listed between these); a new run in the
 # directory of an old one removes them, so that nothing of the two mixes.
 RUN_ENTRIES = ("best", "last", "best.old", "last.old", "best.tmp", "last.tmp", "config.json")

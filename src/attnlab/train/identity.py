@@ -22,8 +22,6 @@ def check_files(directory: Path, meta: dict) -> None:
     """Each file is the one meta.json recorded: a damaged file, or one copied in from another
     checkpoint (another run's training state, say), is refused before anything reads it."""
     recorded = meta.get("files")
-    if recorded is None:   # written before format 2: nothing to compare with
-        return
     for name in (MODEL_FILE, STATE_FILE):
         path, entry = directory / name, recorded.get(name) if isinstance(recorded, dict) else None
         if entry is None:
@@ -64,15 +62,11 @@ def check_signature(directory: Path, meta: dict, model_class: str, signature: di
 
 
 def first_difference(old, new, prefix: str = ""):
-    """(dotted key, old value, new value) of the first difference, or None.
-
-    A key the old (saved) side lacks matches a new value of None or False: config keys added in
-    later versions default to "off", so runs written before them still load."""
+    """(dotted key, old value, new value) of the first difference between two configs or
+    signatures as plain data, or None; a key one side lacks is "<absent>" there."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in list(old) + [k for k in new if k not in old]:
             path = f"{prefix}.{key}" if prefix else str(key)
-            if key not in old and (new[key] is None or new[key] is False):
-                continue
             if key not in old or key not in new:
                 return path, old.get(key, "<absent>"), new.get(key, "<absent>")
             found = first_difference(old[key], new[key], path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -20,13 +21,10 @@ from torch import nn
 from attnlab.config import config_from_dict, config_to_dict
 from attnlab.errors import CheckpointError, ConfigError
 
-from .checkpoint import RunDir
+from .checkpoint import CHECKPOINTS, RunDir
 
 C = TypeVar("C")
-CHECKPOINTS = ("best", "last")  # the order a run is loaded in when no checkpoint is named
-# The command family that reads each task's runs, for "this is a ... run" messages.
-TASK_COMMANDS = {"translation": "attnlab translate / evaluate / plot / report",
-                 "captioning": "attnlab caption ...", "language_model": "attnlab lm ..."}
+T = TypeVar("T")
 
 
 def choose_checkpoint(run_dir: RunDir, name: str | None) -> str:
@@ -88,8 +86,8 @@ class OpenedRun(Generic[C]):
 
 
 def run_task(directory: str | os.PathLike, checkpoint: str | None = None) -> str | None:
-    """The task a run was trained for ("translation", "captioning", "language_model"), as its
-    checkpoint's meta.json records it; None when it records none."""
+    """The task a run was trained for (a key of attnlab.recipes.RECIPES: "translation",
+    "captioning", "lm"), as its checkpoint's meta.json records it; None when it records none."""
     run_dir = RunDir(directory)
     meta = run_dir.read_meta(choose_checkpoint(run_dir, checkpoint))
     return meta.get("signature", {}).get("task")
@@ -104,8 +102,7 @@ def open_run(directory: str | os.PathLike, config_cls: type[C], checkpoint: str 
     meta = run_dir.read_meta(name)
     found = meta.get("signature", {}).get("task")
     if found is not None and found != task:
-        raise CheckpointError(f"{run_dir.path} is a {found} run, not a {task} run; read it "
-                              f"with {TASK_COMMANDS.get(found, 'its own commands')}")
+        raise CheckpointError(f"{run_dir.path} is a {found} run, not a {task} run")
     config_file = run_dir.file("config.json")
     config = config_from_dict(run_dir.read_config(), config_cls, origin=str(config_file))
     return OpenedRun(run_dir, config, name, meta)
@@ -117,3 +114,12 @@ def load_weights(run: OpenedRun, model: nn.Module, signature: dict | None = None
     `device`, in eval mode."""
     run.directory.load_checkpoint(run.checkpoint, model, signature)
     return model.to(pick_device(device)).eval()
+
+
+def listed(items: Iterable[T], verb: str, what: str,
+           single: tuple[type, ...] = (str, bytes, os.PathLike)) -> list[T]:
+    """`items` as a list; a lone string (or other `single` item) is refused in one sentence,
+    since it is not a list of them: "translate takes a list of lines; for one, pass [line]"."""
+    if isinstance(items, single):
+        raise TypeError(f"{verb} takes a list of {what}; for one, pass [{what[:-1]}]")
+    return list(items)

@@ -9,13 +9,10 @@ from .loading import TrainedRun, load_run
 from .task import TranslationTask
 from .translate import (
     TranslationResult,
-    greedy_translate,
     iter_translate,
     translate,
-    translate_n_best,
 )
 
 __all__ = ["DataConfig", "DecodeConfig", "ForcedAlignment", "LabelledAttention", "LossConfig",
            "RunConfig", "TrainedRun", "TranslationResult", "TranslationTask", "Vocabularies",
-           "forced_alignment", "greedy_translate", "iter_translate", "load_run", "translate",
-           "translate_n_best"]
+           "forced_alignment", "iter_translate", "load_run", "translate"]

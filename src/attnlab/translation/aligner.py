@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from attnlab.errors import DataError, UserError
-from attnlab.eval import aer, read_pharaoh
+from attnlab.eval import aer, read_links
 
 from .alignment import AlignmentScore, GoldSet
 
@@ -110,8 +110,8 @@ def eflomal_links(sources: Sequence[str], targets: Sequence[str]
         # eflomal writes its links to files only; it reads any iterable of lines.
         eflomal.Aligner().align(list(sources), list(targets), links_filename_fwd=str(forward),
                                 links_filename_rev=str(reverse), quiet=True)
-        return ([links.sure for links in read_pharaoh(forward)],
-                [links.sure for links in read_pharaoh(reverse)])
+        return ([links.sure for links in read_links(forward)],
+                [links.sure for links in read_links(reverse)])
 
 
 def aligner_aer(gold: GoldSet, extra_pairs: Iterable[tuple[str, str]] = (), *,

@@ -18,7 +18,7 @@ import numpy as np
 
 from attnlab.data import read_lines
 from attnlab.errors import DataError
-from attnlab.eval import AlignmentSet, aer, alignment_from_attention, read_pharaoh
+from attnlab.eval import AlignmentSet, aer, alignment_from_attention, read_links
 from attnlab.train.progress import progress_bar
 
 from .forced import forced_alignment
@@ -57,7 +57,7 @@ def argmax_links(labelled: LabelledAttention, characters: bool = False) -> set[L
     return alignment_from_attention(weights) if weights.size else set()
 
 
-def pharaoh_line(links: set[Link]) -> str:
+def links_line(links: set[Link]) -> str:
     """Links as a Pharaoh line, "i-j" (source i, target j, 0-based), sorted by target."""
     return " ".join(f"{i}-{j}" for i, j in sorted(links, key=lambda link: (link[1], link[0])))
 
@@ -89,7 +89,7 @@ def gold_from_file(path: str | os.PathLike, sources: list[str], targets: list[st
     """Gold links for the pairs (sources[k], targets[k]) from a Pharaoh file (0-based, or
     1-indexed RWTH/TALP with `one_indexed`). `first_lines`: the pairs are the first lines of
     the file's corpus, so only that many lines of links are used."""
-    links = read_pharaoh(path, one_indexed=one_indexed)
+    links = read_links(path, one_indexed=one_indexed)
     return GoldSet(str(path), sources, targets, links[: len(sources)] if first_lines else links)
 
 
@@ -105,7 +105,7 @@ def rwth_gold(directory: str | os.PathLike, *, reverse: bool = False) -> GoldSet
             raise DataError(f"{text} line {number}: expected 'German ||| English'")
         sources.append(parts[0].strip())
         targets.append(parts[1].strip())
-    gold = read_pharaoh(links, one_indexed=True)
+    gold = read_links(links, one_indexed=True)
     if reverse:
         gold = [AlignmentSet(_flip(a.sure), _flip(a.possible)) for a in gold]
         sources, targets = targets, sources

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from attnlab.config import at_least, fraction, positive
+from attnlab.errors import ConfigError
 from attnlab.models.config import ModelConfig
 from attnlab.train.config import ExperimentConfig
 
@@ -54,6 +55,29 @@ class DecodeConfig:
     max_len_ratio: float = field(default=1.5, metadata=at_least(0))
     max_len_extra: int = field(default=5, metadata=at_least(0))
     batch_size: int = field(default=64, metadata=positive())
+    # finished hypotheses kept per sentence, best first (at most the beam)
+    n_best: int = field(default=1, metadata=positive())
+
+    def __post_init__(self) -> None:
+        # The one check of this constraint: every route (YAML, --set, the command line, the
+        # explorer, attnlab.load) makes its settings through this class.
+        if not 1 <= self.n_best <= self.beam:
+            raise ConfigError(f"n_best must be between 1 and the beam size {self.beam}, got "
+                              f"{self.n_best}")
+
+    def greedy(self) -> DecodeConfig:
+        """These settings with beam 1 (one hypothesis), as validation during training decodes."""
+        return replace(self, beam=1, n_best=1)
+
+    def overridden(self, *, beam: int | None = None, n_best: int | None = None,
+                   alpha: float | None = None, batch_size: int | None = None) -> DecodeConfig:
+        """These settings with those given (not None) in their place: the one resolution of a
+        run's decode defaults and a user's choices. Without a beam, the run's beam widens to
+        n_best when that is larger."""
+        if beam is None and n_best is not None:
+            beam = max(self.beam, n_best)
+        given: dict[str, Any] = {"beam": beam, "n_best": n_best, "alpha": alpha, "batch_size": batch_size}
+        return replace(self, **{key: value for key, value in given.items() if value is not None})
 
 
 @dataclass

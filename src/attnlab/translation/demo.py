@@ -20,7 +20,7 @@ from attnlab.viz import plot_alignment
 from .config import DataConfig, DecodeConfig, LossConfig, RunConfig
 from .corpus import read_split
 from .task import TranslationTask
-from .translate import greedy_translate
+from .translate import translate
 
 
 def demo_config(data_dir: Path, minutes: float, threads: int | None) -> RunConfig:
@@ -65,7 +65,8 @@ def run_demo(directory: str | Path = "runs/demo", *, minutes: float = 2.0, size:
     task = TranslationTask(config, run_dir, log=lambda _: None)
     RunDir(run_dir).load_checkpoint("best", task.model)
     test = read_split(config.data, "test")
-    translations = greedy_translate(task.model, task.vocabs, [s for s, _ in test], config.decode)
+    translations = translate(task.model, task.vocabs, [s for s, _ in test],
+                             config.decode.greedy())
     correct = [t.text == ref for t, (_, ref) in zip(translations, test, strict=True)]
     log("3/3 held-out dates:")
     for (source, reference), translation in list(zip(test, translations, strict=True))[:10]:

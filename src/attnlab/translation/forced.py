@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import torch
@@ -28,7 +29,8 @@ class ForcedAlignment(LabelledAttention):
     def words_only(self) -> np.ndarray:
         """word_attention without the "</s>" row and column: (T words, S words), indexed like
         whitespace words and so like gold alignment links."""
-        return self.word_attention[:-1, :-1]
+        # a ForcedAlignment always has attention (forced_alignment refuses a model without)
+        return cast(np.ndarray, self.word_attention)[:-1, :-1]
 
 
 def forced_alignment(model: Seq2Seq, vocabs: Vocabularies, sources: list[str],
@@ -55,14 +57,14 @@ def forced_alignment(model: Seq2Seq, vocabs: Vocabularies, sources: list[str],
                 results[index] = alignment
             if tick is not None:
                 tick(len(chunk))
-    return results
+    return cast(list[ForcedAlignment], results)  # every index of `order` filled
 
 
 def _align_batch(model: Seq2Seq, vocabs: Vocabularies, pairs: list[tuple[list[int], list[int]]],
                  texts: list[tuple[str, str]], device) -> list[ForcedAlignment]:
     """One teacher-forced pass over a batch of encoded pairs and their texts."""
     batch = collate(pairs).to(device)
-    out = model(batch.src, batch.src_mask, batch.tgt_in)  # attention (B, T, S)
+    out = model.all_positions(batch.src, batch.src_mask, batch.tgt_in)  # attention (B, T, S)
     if out.attention is None:
         raise ValueError("forced alignment needs a model with attention; this decoder has none")
     token_scores = log_probs(out.logits).gather(-1, batch.tgt_out.unsqueeze(-1)).squeeze(-1)

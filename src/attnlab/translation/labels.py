@@ -7,6 +7,7 @@ translation never reads it, so a very long line costs no more than its piece att
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -32,18 +33,20 @@ class _MergedWhenRead:
     WordMerge, which is done (and kept) the first time the field is read. `vars()` shows the
     stored value, so a label() result passes its pending merge on unmerged."""
 
-    def __set_name__(self, owner, name: str):
+    def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, instance, owner=None):
+    def __get__(self, instance: LabelledAttention | None,
+                owner: type | None = None) -> np.ndarray | None:
         if instance is None:  # no class-level default: the dataclass field stays required
             raise AttributeError(self.name)
         value = instance.__dict__[self.name]
         if isinstance(value, WordMerge):
-            value = instance.__dict__[self.name] = value(instance.attention)
+            # a WordMerge is only given with piece attention (label())
+            value = instance.__dict__[self.name] = value(cast(np.ndarray, instance.attention))
         return value
 
-    def __set__(self, instance, value) -> None:
+    def __set__(self, instance: object, value: np.ndarray | WordMerge | None) -> None:
         instance.__dict__[self.name] = value
 
 
@@ -61,7 +64,10 @@ class LabelledAttention:
     attention: np.ndarray | None
     source_words: list[str]
     target_words: list[str]
-    word_attention: np.ndarray | None = _MergedWhenRead()
+    if TYPE_CHECKING:  # for mypy a required field, as dataclass sees it (no class default)
+        word_attention: np.ndarray | None
+    else:
+        word_attention: np.ndarray | None = _MergedWhenRead()
 
 
 def words(vocab: Vocab, pieces: list[str]) -> tuple[list[str], list[int]]:
@@ -86,8 +92,9 @@ def label(source_vocab: Vocab, target_vocab: Vocab, source_pieces: list[str],
     source_words, source_ids = words(source_vocab, source_pieces)
     target_words, target_ids = words(target_vocab, target_pieces)
     word_attention = None if attention is None else WordMerge(source_ids, target_ids)
+    # the field takes a WordMerge too (_MergedWhenRead); it reads as an array
     return LabelledAttention(source_pieces, target_pieces, attention, source_words,
-                             target_words, word_attention)
+                             target_words, cast("np.ndarray | None", word_attention))
 
 
 def sentence_pieces(vocab: Vocab, text: str) -> list[str]:

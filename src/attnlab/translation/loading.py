@@ -3,6 +3,7 @@
     run = load_run("runs/bahdanau")              # best checkpoint if there is one, else last
     for result in run.translate(lines, beam=5):  # TranslationResult per line, input order
         print(result.text)
+    for result in run.stream(open("big.txt")):   # the same, lazily, a pool at a time
 
 Loading needs only the run directory (config.json, src_vocab.*, tgt_vocab.*, best/ or last/),
 never the training data.
@@ -10,7 +11,7 @@ never the training data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,16 +20,16 @@ import torch
 from attnlab.errors import CheckpointError, UserError
 from attnlab.models import Seq2Seq, build_model
 from attnlab.models.quantize import quantize_int8
-from attnlab.train.runs import load_weights, open_run
+from attnlab.train.runs import listed, load_weights, open_run
 
-from .config import DecodeConfig, RunConfig
+from .config import RunConfig
 from .corpus import Vocabularies
-from .translate import TranslationResult, iter_translate, iter_translate_n_best
+from .translate import TranslationResult, iter_translate, translate
 
 TASK = "translation"
 
 
-@dataclass
+@dataclass(repr=False)
 class TrainedRun:
     """A run directory's model (eval mode, on `device`), vocabularies and config."""
 
@@ -60,34 +61,31 @@ class TrainedRun:
             raise UserError("int8 quantization runs on the CPU: give --device cpu")
         return replace(self, model=quantize_int8(self.model))
 
-    def translate(self, lines: Iterable[str], *, beam: int | None = None,
-                  alpha: float | None = None, batch_size: int | None = None,
-                  pool_size: int | None = None,
-                  tick: Callable[[int], None] | None = None) -> Iterator[TranslationResult]:
-        """Yield one TranslationResult per line, in input order, with the run's decode settings
-        (beam, alpha, batch_size override them). `pool_size` lines are read and decoded at a
-        time (1 answers each line as soon as it is read; default 100 batches); tick(n) as
-        each n lines are decoded."""
-        decode = self.decode_settings(beam, alpha, batch_size)
+    def translate(self, lines: Sequence[str], *, beam: int | None = None,
+                  n_best: int | None = None, alpha: float | None = None,
+                  batch_size: int | None = None) -> list[TranslationResult]:
+        """One TranslationResult per line (text, score, tokens, attention; with n_best > 1 its
+        alternatives), in input order, with the run's decode settings unless given (see
+        DecodeConfig.overridden: without a beam, the run's widens to n_best)."""
+        decode = self.config.decode.overridden(beam=beam, n_best=n_best, alpha=alpha,
+                                               batch_size=batch_size)
+        return translate(self.model, self.vocabs, listed(lines, "translate", "lines"), decode)
+
+    def stream(self, lines: Iterable[str], *, beam: int | None = None,
+               n_best: int | None = None, alpha: float | None = None,
+               batch_size: int | None = None, pool_size: int | None = None,
+               tick: Callable[[int], None] | None = None) -> Iterator[TranslationResult]:
+        """As translate, lazily: `pool_size` lines are read and decoded at a time (1 answers
+        each line as soon as it is read; default 100 batches), so a long file never sits in
+        memory whole; tick(n) as each n lines are decoded."""
+        decode = self.config.decode.overridden(beam=beam, n_best=n_best, alpha=alpha,
+                                               batch_size=batch_size)
         return iter_translate(self.model, self.vocabs, lines, decode, pool_size=pool_size,
                               tick=tick)
 
-    def translate_n_best(self, lines: Iterable[str], n_best: int, *, beam: int | None = None,
-                         alpha: float | None = None, batch_size: int | None = None,
-                         pool_size: int | None = None,
-                         tick: Callable[[int], None] | None = None
-                         ) -> Iterator[list[TranslationResult]]:
-        """As translate, yielding each line's `n_best` hypotheses (at most the beam), best
-        first."""
-        decode = self.decode_settings(beam, alpha, batch_size)
-        return iter_translate_n_best(self.model, self.vocabs, lines, decode, n_best=n_best,
-                                     pool_size=pool_size, tick=tick)
-
-    def decode_settings(self, beam: int | None = None, alpha: float | None = None,
-                        batch_size: int | None = None) -> DecodeConfig:
-        """The run's decode settings with those given (not None) in their place."""
-        given = {"beam": beam, "alpha": alpha, "batch_size": batch_size}
-        return replace(self.config.decode, **{k: v for k, v in given.items() if v is not None})
+    def __repr__(self) -> str:
+        return (f"TrainedRun({str(self.directory)!r}, checkpoint={self.checkpoint!r}, "
+                f"step={self.meta.get('step', '?')})")
 
 
 def load_run(directory: str | Path, checkpoint: str | None = None,

@@ -17,7 +17,7 @@ import numpy as np
 
 from attnlab.errors import DataError
 
-from .alignment import argmax_links, pharaoh_line
+from .alignment import argmax_links, links_line
 from .labels import LabelledAttention
 from .translate import TranslationResult
 
@@ -40,7 +40,7 @@ def alignment_record(line: int, source: str, result: TranslationResult, *,
         value = getattr(result, name)
         record[name] = _matrix(value) if name.endswith("attention") else list(value)
     if result.attention is not None:
-        record["alignment"] = pharaoh_line(argmax_links(result, characters))
+        record["alignment"] = links_line(argmax_links(result, characters))
     return record
 
 

@@ -75,17 +75,11 @@ def model_words(config: RunConfig) -> str:
 
 
 def attention_words(config: RunConfig) -> str:
-    """'Bahdanau additive attention', 'Luong general attention, local-p (D=10)', ..."""
+    """'Bahdanau attention (additive, global)', 'Luong attention (general, local-p (D=10))'."""
     decoder = config.model.decoder
     if decoder.kind == "none":
         return "no attention"
-    attention = decoder.attention
-    text = f"{decoder.kind.capitalize()} {attention.score} attention"
-    if attention.mechanism in ("local-m", "local-p"):
-        text += f", {attention.mechanism} (D={attention.window})"
-    elif attention.mechanism == "hard":
-        text += ", hard"
-    return text
+    return f"{decoder.kind.capitalize()} attention ({decoder.attention.describe()})"
 
 
 def data_words(config: RunConfig) -> str:

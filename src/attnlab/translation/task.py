@@ -25,7 +25,7 @@ from .corpus import (
     read_split,
     read_training_pairs,
 )
-from .translate import greedy_translate
+from .translate import translate
 
 
 class TranslationTask:
@@ -83,8 +83,8 @@ class TranslationTask:
         alignment heatmap of its first sentence."""
         model.eval()
         nll, tokens = validation_nll(self.loss, model, self.validation_batches())
-        translations = greedy_translate(model, self.vocabs, self.valid_sources,
-                                        self.config.decode)
+        translations = translate(model, self.vocabs, self.valid_sources,
+                                 self.config.decode.greedy())
         hypotheses = [t.text for t in translations]
         scores = corpus_scores(hypotheses, self.valid_references)
         exact = sum(h == r for h, r in zip(hypotheses, self.valid_references, strict=True))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,13 +26,21 @@ from .labels import LabelledAttention, label, sentence_pieces, to_numpy
 @dataclass
 class TranslationResult(LabelledAttention):
     """One translation: text; score (length-normalised) and log_prob of its tokens (target ids,
-    EOS last when it finished); plus its pieces, words and attention (see LabelledAttention).
-    An empty input line gives text "" with no target pieces and (0, S) attention arrays."""
+    EOS last when it finished); plus its pieces, words and attention (see LabelledAttention);
+    alternatives: the next best finished hypotheses when decode.n_best > 1, best first (each
+    a TranslationResult without alternatives of its own). An empty input line gives text ""
+    with no target pieces, (0, S) attention arrays and no alternatives."""
 
     text: str
     score: float
     log_prob: float
     tokens: list[int]
+    alternatives: list[TranslationResult] = field(default_factory=list)
+
+    @property
+    def hypotheses(self) -> list[TranslationResult]:
+        """This result and its alternatives: the n-best list, best first."""
+        return [self, *self.alternatives]
 
 
 def translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
@@ -40,12 +48,6 @@ def translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
     """Translate `sentences` -> one TranslationResult each, in input order. See iter_translate."""
     return list(iter_translate(model, vocabs, sentences, decode,
                                pool_size=max(len(sentences), 1)))
-
-
-def greedy_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
-                     decode: DecodeConfig | None = None) -> list[TranslationResult]:
-    """`translate` with beam 1, as validation during training decodes."""
-    return translate(model, vocabs, sentences, replace(decode or DecodeConfig(), beam=1))
 
 
 def iter_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str],
@@ -59,44 +61,13 @@ def iter_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str
     length-sorted at a time. Empty (blank) lines never reach the model. `tick(n)` is called as
     each batch of n sentences is decoded (a progress bar's update).
     """
-    for results in iter_translate_n_best(model, vocabs, sentences, decode, pool_size=pool_size,
-                                         tick=tick):
-        yield results[0]
-
-
-def iter_translate_n_best(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str],
-                          decode: DecodeConfig | None = None, *, n_best: int = 1,
-                          pool_size: int | None = None,
-                          tick: Callable[[int], None] | None = None
-                          ) -> Iterator[list[TranslationResult]]:
-    """iter_translate's lazy reading, yielding each sentence's `n_best` finished hypotheses
-    (1 <= n_best <= decode.beam), best first; a blank line gives its one empty result."""
     decode = decode or DecodeConfig()
-    _check_n_best(n_best, decode)
     device = next(model.parameters()).device
     search = _search(model, decode)
     lines = iter(sentences)
     while pool := list(itertools.islice(lines, pool_size or 100 * decode.batch_size)):
-        yield from _translate_pool(search, vocabs, pool, decode.batch_size, device, n_best,
-                                   tick)
-
-
-def translate_n_best(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
-                     decode: DecodeConfig | None = None, *,
-                     n_best: int = 1) -> list[list[TranslationResult]]:
-    """Each sentence's `n_best` finished beam hypotheses (1 <= n_best <= decode.beam), best
-    first, in input order; the first is what `translate` gives. A blank line gives its one
-    empty result."""
-    decode = decode or DecodeConfig()
-    _check_n_best(n_best, decode)
-    return _translate_pool(_search(model, decode), vocabs, sentences, decode.batch_size,
-                           next(model.parameters()).device, n_best)
-
-
-def _check_n_best(n_best: int, decode: DecodeConfig) -> None:
-    if not 1 <= n_best <= decode.beam:
-        raise ValueError(f"n_best must be between 1 and the beam size {decode.beam}, "
-                         f"got {n_best}")
+        yield from _translate_pool(search, vocabs, pool, decode.batch_size, device,
+                                   decode.n_best, tick)
 
 
 def _search(model: Seq2Seq, decode: DecodeConfig) -> Callable:
@@ -108,14 +79,14 @@ def _search(model: Seq2Seq, decode: DecodeConfig) -> Callable:
 
 def _translate_pool(search: Callable, vocabs: Vocabularies, sentences: list[str],
                     batch_size: int, device, n_best: int = 1,
-                    tick: Callable[[int], None] | None = None) -> list[list[TranslationResult]]:
-    """Decode one pool in length-sorted batches -> each sentence's n_best results, best first,
-    in the pool's order; tick(n) after each n sentences (blank ones first)."""
+                    tick: Callable[[int], None] | None = None) -> list[TranslationResult]:
+    """Decode one pool in length-sorted batches -> each sentence's result (with its n_best - 1
+    alternatives), in the pool's order; tick(n) after each n sentences (blank ones first)."""
     tick = tick or (lambda _: None)
     ids = [vocabs.src.encode(s) if s.strip() else [] for s in sentences]
-    results: list[list[TranslationResult]] = [[] for _ in sentences]
+    results: list[TranslationResult | None] = [None] * len(sentences)
     for index in (i for i, source in enumerate(ids) if not source):
-        results[index] = [_empty(vocabs)]
+        results[index] = _empty(vocabs)
     order = sorted((i for i, source in enumerate(ids) if source), key=lambda i: len(ids[i]))
     tick(len(sentences) - len(order))
     for start in range(0, len(order), batch_size):
@@ -123,9 +94,10 @@ def _translate_pool(search: Callable, vocabs: Vocabularies, sentences: list[str]
         batch = collate([(ids[i], []) for i in chunk])
         found = search(batch.src.to(device), batch.src_mask.to(device), n_best=n_best)
         for index, hypotheses in zip(chunk, found, strict=True):
-            results[index] = [_result(vocabs, sentences[index], h) for h in hypotheses]
+            best, *others = (_result(vocabs, sentences[index], h) for h in hypotheses)
+            results[index] = replace(best, alternatives=others)
         tick(len(chunk))
-    return results
+    return [result for result in results if result is not None]
 
 
 def _result(vocabs: Vocabularies, sentence: str, hypothesis: Hypothesis) -> TranslationResult:

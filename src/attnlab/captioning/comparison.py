@@ -1,0 +1,25 @@
+"""A captioning run scored as a member of a comparison suite (attnlab compare)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from attnlab.models import count_parameters
+
+from .evaluate import evaluate_split
+from .loading import load_trained
+
+
+def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str | None,
+                      rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
+    """A compare member's figures: BLEU-1..4 and localisation on the test split (beam from the
+    run's config; `evaluate`'s limit). `example` and `rwth` are not used."""
+    trained = load_trained(run_dir)
+    metrics, signature, images = evaluate_split(trained, limit=evaluate.get("limit"),
+                                                progress=progress)
+    return {"scores": {name: float(value) for name, value in metrics.items()},
+            "signature": signature, "images": images,
+            "parameters": count_parameters(trained.model), "checkpoint": "best"}

@@ -1,0 +1,107 @@
+"""A translation run scored as a member of a comparison suite (attnlab compare)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from attnlab.eval import DEFAULT_EDGES
+from attnlab.models import count_parameters
+
+from .alignment import row_shift_aers
+from .evaluate import evaluate_run, read_pairs
+from .golds import dates_gold, rwth_gold_for_run
+from .loading import load_run
+
+# The row of attention drawn for target word t, per decoder kind, and why (the report says it).
+ATTENTION_ROWS = {
+    "bahdanau": "row t is alpha_t computed from s_{t-1} (the state before y_t is emitted): "
+                "its context c_t feeds s_t and the output layer that emits y_t",
+    "luong": "row t is alpha_t computed from h_t (the state that then emits y_t through "
+             "h~_t = tanh(W_c[c_t; h_t]))",
+    "lstmn": "row t is alpha_t computed from h_t, as in the Luong decoder",
+}
+
+
+def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str | None,
+                      rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
+    """A compare member's figures: BLEU and chrF of beam search on the test split, BLEU by
+    source length, AER of the argmax attention on the RWTH gold (German-English runs, when the
+    gold is found) and on the dates task's gold (dates runs); the example's word attention.
+    `evaluate`: the suite's evaluate options (beam, limit, length_edges)."""
+    run = load_run(run_dir)
+    options = evaluate
+    sources, references, src_path = read_pairs(run, None, None)
+    limit = options.get("limit")
+    if limit:
+        sources, references = sources[:limit], references[:limit]
+    golds = [gold for gold in (rwth_gold_for_run(run, rwth),
+                               dates_gold(run, src_path, sources, references, first_lines=True))
+             if gold is not None and run.has_attention]   # no attention, no alignments
+    golds = [_within_reach(run, gold) for gold in golds]
+    edges = tuple(float(edge) for edge in options.get("length_edges", DEFAULT_EDGES))
+    if edges[-1] != math.inf:
+        edges += (math.inf,)   # the last bucket is open: "50+"
+    evaluation = evaluate_run(run, sources, references, beam=options.get("beam", 5),
+                              edges=edges, golds=golds, progress=progress)
+    summary = evaluation.to_dict()
+    decoder = run.config.model.decoder.kind
+    check = _row_check(run, golds[0]) if golds and run.has_attention else None
+    return {"scores": {"bleu": evaluation.scores.bleu, "chrf": evaluation.scores.chrf},
+            "signature": evaluation.scores.bleu_signature,
+            "buckets": summary["buckets"], "alignments": summary["alignments"],
+            "parameters": count_parameters(run.model), "checkpoint": run.checkpoint,
+            "attention_row": ATTENTION_ROWS.get(decoder), "row_check": check,
+            "example": _translation_example(run, example or _example_source(sources))}
+
+
+def _within_reach(run, gold):
+    """The gold pairs a location-score model can address: its softmax covers max_len source
+    positions, so longer sources (EOS included) are left out and the set's name says so."""
+    attention = run.config.model.decoder.attention
+    limit = getattr(attention, "max_len", None) if attention.score == "location" else None
+    if limit is None:
+        return gold
+    keep = [k for k, source in enumerate(gold.sources)
+            if len(run.vocabs.src.encode(source)) + 1 <= limit]
+    if len(keep) == len(gold.sources):
+        return gold
+    dropped = len(gold.sources) - len(keep)
+    return replace(gold, name=f"{gold.name}; {dropped} pairs longer than max_len={limit} left "
+                              f"out", sources=[gold.sources[k] for k in keep],
+                   targets=[gold.targets[k] for k in keep],
+                   alignments=[gold.alignments[k] for k in keep])
+
+
+def _row_check(run, gold) -> dict:
+    """AER with target word t given the links of row t-1, t and t+1 (see row_shift_aers)."""
+    found = row_shift_aers(run, gold)
+    return {"gold": gold.name, "aer": {str(shift): value for shift, value in found.items()}}
+
+
+def _example_source(sources: list[str]) -> str:
+    """The first test sentence of 10 to 16 words (else the first): long enough to show an
+    alignment, short enough to read."""
+    for source in sources:
+        if 10 <= len(source.split()) <= 16:
+            return source
+    return sources[0]
+
+
+def _translation_example(run, sentence: str) -> dict | None:
+    if not run.has_attention:
+        return {"source": sentence, "translation": next(iter(run.translate([sentence]))).text,
+                "weights": None}
+    result = next(iter(run.translate([sentence])))
+    if run.character_level:   # one "word" per date: show the characters it reads
+        tokens = (result.source_pieces, result.target_pieces, result.attention)
+    else:
+        tokens = (result.source_words, result.target_words, result.word_attention)
+    return {"source": sentence, "translation": result.text, "source_tokens": tokens[0],
+            "target_tokens": tokens[1], "weights": np.asarray(tokens[2]).round(4).tolist()}
