@@ -32,8 +32,8 @@ def demo_config(data_dir: Path, minutes: float, threads: int | None) -> RunConfi
                         vocab_size=1000, max_len=60, batch_size=64, valid_sentences=300),
         model=ModelConfig(
             encoder=EncoderConfig(embedding_dim=32, hidden_dim=64, dropout=0.0),
-            decoder=DecoderConfig(kind="bahdanau", embedding_dim=32, hidden_dim=128,
-                                  dropout=0.0, attention=AttentionConfig("additive", 64)),
+            decoder=DecoderConfig(kind="bahdanau", embedding_dim=32, hidden_dim=128, dropout=0.0,
+                                  attention=AttentionConfig("additive", hidden_dim=64)),
         ),
         train=TrainConfig(lr=3e-3, max_epochs=None, max_minutes=minutes, validate_every=300,
                           checkpoint_every=300, log_every=100, threads=threads,
