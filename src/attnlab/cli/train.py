@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from .options import add_quiet
+
+if TYPE_CHECKING:
+    from attnlab.train.config import ExperimentConfig
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -41,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     return run_training(args, "attnlab train", RunConfig, TranslationTask)
 
 
-def run_training(args: argparse.Namespace, command: str, config_cls: type, task_class) -> int:
+def run_training(args: argparse.Namespace, command: str, config_cls: type[ExperimentConfig],
+                 task_class) -> int:
     """The body of every `... train` command: the config (a YAML file, a shipped config's name,
     or the run's own when resuming), then attnlab.train.run_experiment(task_class, config,
     run_dir)."""
@@ -52,7 +57,8 @@ def run_training(args: argparse.Namespace, command: str, config_cls: type, task_
         raise SystemExit(f"{command}: give CONFIG (a YAML file or a shipped config's name), or "
                          f"--run DIR with --resume")
     path = None if args.config is None else str(config_file(args.config))
-    run_dir = args.run or str(Path("runs") / Path(path).stem)
+    # without --run there is a config (checked above)
+    run_dir = args.run or str(Path("runs") / Path(cast(str, path)).stem)
     config = experiment_config(config_cls, path, run_dir, args.overrides, args.resume)
     result = run_experiment(task_class, config, run_dir, resume=args.resume,
                             overwrite=args.overwrite, progress=not args.quiet)

@@ -12,7 +12,8 @@ import sys
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from types import ModuleType
+from typing import IO, BinaryIO
 
 from attnlab.errors import DataError
 from attnlab.files import check_outputs
@@ -96,6 +97,7 @@ def prompt_lines(prompt: str = "> ") -> Iterator[str]:
     """Lines typed at a terminal after `prompt`, with line editing and a history kept in
     ~/.attnlab_history (when Python has readline; a history that cannot be read or written is
     no error). Ctrl-D ends the input."""
+    readline: ModuleType | None
     try:
         import readline
     except ImportError:  # Python built without it: plain input()
@@ -184,8 +186,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _translate(trained, decode, args, lines: Iterator[str], output: TextIO,
-               alignments: TextIO | None, pool_size: int | None, tick) -> None:
+def _translate(trained, decode, args, lines: Iterator[str], output: IO[str],
+               alignments: IO[str] | None, pool_size: int | None, tick) -> None:
     """Write each translation (or n-best list, and alignment line) as soon as its pool is
     decoded."""
     from attnlab.translation.alignment import argmax_links, links_line
