@@ -14,6 +14,7 @@ import contextlib
 import math
 import time
 from dataclasses import dataclass
+from typing import TypedDict
 
 import torch
 
@@ -79,6 +80,18 @@ def writing_logs(run_dir: RunDir):
         raise WriteError(describe(error, error.filename or run_dir.path)) from None
 
 
+class _Window(TypedDict):
+    """What happened since the last log line (summed, or the latest / largest value)."""
+
+    nll: float
+    tokens: int
+    batch_tokens: int
+    steps: int
+    grad_norm: torch.Tensor  # the largest, on the device: no sync at each step
+    lr: float
+    start: float  # time.monotonic() when the window opened
+
+
 class Trainer:
     """One training run in two steps: `prepare` checks and restores (or seeds) and writes
     nothing; `fit` runs the loop, which writes checkpoints, metrics.jsonl and TensorBoard."""
@@ -102,6 +115,13 @@ class Trainer:
         self.finite = True   # the latest loss
         self.resumed = False
         self.monitor: Monitor | None = None
+
+    @property
+    def _live_monitor(self) -> Monitor:
+        """The monitor `fit` opened: everything that reports runs inside fit."""
+        if self.monitor is None:
+            raise RuntimeError("the monitor opens in fit(); nothing reports before it")
+        return self.monitor
 
     def prepare(self, resume: bool) -> None:
         """Restore `last` (every check of it passes first) or seed afresh."""
@@ -133,7 +153,7 @@ class Trainer:
                                    tensorboard_dir=tensorboard,
                                    metrics_path=self.run_dir.file(METRICS_FILE), label=label)
         if self.resumed:
-            self.monitor.message(f"resumed {self.run_dir.path} at step {self.progress.step}")
+            self._live_monitor.message(f"resumed {self.run_dir.path} at step {self.progress.step}")
         self._clock_start = time.monotonic()
         self._reset_window()
 
@@ -145,7 +165,7 @@ class Trainer:
             self._finish(stopped_by)
         finally:
             with writing_logs(self.run_dir):
-                self.monitor.close()
+                self._live_monitor.close()
         p = self.progress
         return TrainResult(p.step, p.epoch, p.best_metric, stopped_by, dict(p.last_metrics))
 
@@ -188,7 +208,7 @@ class Trainer:
     def _after_step(self, signals: StopSignals) -> str | None:
         """Log, validate and checkpoint when due; the reason to stop now, if any."""
         step, config = self.progress.step, self.config
-        self.monitor.step()
+        self._live_monitor.step()
         if step % config.log_every == 0:
             self._log()
         stopped_by = self._stop_reason(signals)
@@ -229,7 +249,7 @@ class Trainer:
             self._validate()
         if p.saved_at != p.step:
             self._save_last()
-        self.monitor.message(f"stopped by {stopped_by} at step {p.step}, epoch {p.epoch}")
+        self._live_monitor.message(f"stopped by {stopped_by} at step {p.step}, epoch {p.epoch}")
 
     def _validate(self) -> bool:
         """Rank 0 validates, all ranks learn the metrics; True when patience ran out."""
@@ -260,7 +280,7 @@ class Trainer:
             validation = self.task.validate(model)
         model.train()
         with writing_logs(self.run_dir):
-            self.monitor.validation(self.progress.step, validation, self._elapsed())
+            self._live_monitor.validation(self.progress.step, validation, self._elapsed())
         return {name: float(value) for name, value in validation.metrics.items()}
 
     def _track(self, metrics: dict[str, float]) -> bool:
@@ -273,7 +293,7 @@ class Trainer:
                               f"returned only {', '.join(metrics) or 'no metrics'}")
         value = metrics[name]
         if self.schedule.observe(value):
-            self.monitor.message(f"learning rate now {self.schedule.lr(p.step + 1):.3g}")
+            self._live_monitor.message(f"learning rate now {self.schedule.lr(p.step + 1):.3g}")
         if is_better(value, p.best_metric, self.config.early_stopping.mode):
             p.best_metric, p.bad_validations = value, 0
             return True
@@ -290,14 +310,14 @@ class Trainer:
         if self.config.clip_norm is not None:
             values["grad_norm"] = float(self.window["grad_norm"])   # the window's largest
         with writing_logs(self.run_dir):
-            self.monitor.train_scalars(self.progress.step, values)
+            self._live_monitor.train_scalars(self.progress.step, values)
         self._reset_window()
 
     def _reset_window(self) -> None:
-        self.window = {"nll": 0.0, "tokens": 0, "batch_tokens": 0, "steps": 0,
-                       "grad_norm": torch.zeros((), device=self.context.device),
-                       "lr": self.schedule.lr(self.progress.step + 1),
-                       "start": time.monotonic()}
+        self.window: _Window = {"nll": 0.0, "tokens": 0, "batch_tokens": 0, "steps": 0,
+                                "grad_norm": torch.zeros((), device=self.context.device),
+                                "lr": self.schedule.lr(self.progress.step + 1),
+                                "start": time.monotonic()}
 
     def _elapsed(self) -> float:
         return self.progress.elapsed_seconds + time.monotonic() - self._clock_start

@@ -17,11 +17,14 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .task import Validation
+
+if TYPE_CHECKING:
+    from torch.utils.tensorboard import SummaryWriter
 
 logger = logging.getLogger("attnlab.train")
 
@@ -97,20 +100,10 @@ class Monitor:
         for name, value in validation.metrics.items():
             self.writer.add_scalar(f"valid/{name}", value, step)
         for name, image in validation.images.items():
-            self._add_image(f"valid/{name}", image, step)
+            _add_image(self.writer, f"valid/{name}", image, step)
         for name, text in validation.text.items():
             self.writer.add_text(f"valid/{name}", text, step)
         self.writer.flush()
-
-    def _add_image(self, tag: str, image: Any, step: int) -> None:
-        if isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3 \
-                and image.dtype == np.uint8:
-            self.writer.add_image(tag, image, step, dataformats="HWC")
-        elif hasattr(image, "savefig"):  # a matplotlib Figure
-            self.writer.add_figure(tag, image, step, close=True)
-        else:
-            raise TypeError(f"validation image {tag!r} must be an (H, W, 3) uint8 array or a "
-                            f"matplotlib Figure, got {type(image).__name__}")
 
     def message(self, text: str) -> None:
         """A line of text that does not break the bar."""
@@ -155,3 +148,14 @@ def read_curves(path: str | os.PathLike) -> dict[str, list[tuple[float, float]]]
             if isinstance(value, (int, float)) and math.isfinite(value):
                 curves.setdefault(f"{kind} {name}", []).append((step, float(value)))
     return curves
+
+
+def _add_image(writer: SummaryWriter, tag: str, image: Any, step: int) -> None:
+    if isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3 \
+            and image.dtype == np.uint8:
+        writer.add_image(tag, image, step, dataformats="HWC")
+    elif hasattr(image, "savefig"):  # a matplotlib Figure
+        writer.add_figure(tag, image, step, close=True)
+    else:
+        raise TypeError(f"validation image {tag!r} must be an (H, W, 3) uint8 array or a "
+                        f"matplotlib Figure, got {type(image).__name__}")

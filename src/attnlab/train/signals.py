@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -17,7 +20,8 @@ class StopSignals:
 
     def __init__(self):
         self.received: int | None = None
-        self._previous: dict[int, object] = {}
+        # what signal.signal returns: a handler, SIG_DFL / SIG_IGN, or None (not set from Python)
+        self._previous: dict[int, Callable[[int, FrameType | None], Any] | int | None] = {}
 
     def __enter__(self) -> StopSignals:
         if threading.current_thread() is threading.main_thread():
