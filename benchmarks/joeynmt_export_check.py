@@ -88,9 +88,9 @@ def forced_check(model, vocabs, config: Path, sources: list[str], targets: list[
     joey_src = src_order[joey["src"][:, : batch.src.shape[1]]] * batch.src_mask
     joey_tgt = trg_order[joey["trg"][:, : batch.tgt_out.shape[1]]] * batch.tgt_mask
     with torch.no_grad():
-        out = model(batch.src, batch.src_mask, batch.tgt_in)
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_mask)
         nll = model.loss(out, batch.tgt_out, batch.tgt_mask).nll_sum
-    ours = out.logits[..., trg_order][batch.tgt_mask]  # (N, V) in JoeyNMT's vocabulary order
+    ours = out.logits[:, trg_order]  # (N, V) in JoeyNMT's vocabulary order
     theirs = joey["logits"][joey["trg_mask"]]
     bias = model.decoder.output.proj.bias.detach()[trg_order]
     same_ids = ((joey_src == batch.src).all() and (joey_tgt == batch.tgt_out).all()

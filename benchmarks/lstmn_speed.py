@@ -39,7 +39,7 @@ from common import CACHE, DATA, gemm_rate
 
 def old_batch_nll(model, batch) -> torch.Tensor:
     """The loss before issue 14: logits at every position (padding too), then masked."""
-    logits = model(batch.inputs, batch.mask).logits.transpose(1, 2)  # (B, V, T)
+    logits = model.all_positions(batch.inputs, batch.mask).logits.transpose(1, 2)  # (B, V, T)
     token_nll = F.cross_entropy(logits, batch.targets, reduction="none")  # (B, T)
     return (token_nll * batch.mask).sum()
 

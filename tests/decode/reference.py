@@ -13,7 +13,8 @@ def next_scores(model, src, mask, prefixes):
     """Log-probabilities (P, V) of the token after each prefix, and the attention (P, T, S) of
     the whole prefix + that token, for one sentence src (1, S)."""
     tgt_in = torch.tensor([[BOS_ID, *prefix] for prefix in prefixes])
-    out = model(src.expand(len(prefixes), -1), mask.expand(len(prefixes), -1), tgt_in)
+    out = model.all_positions(src.expand(len(prefixes), -1), mask.expand(len(prefixes), -1),
+                              tgt_in)
     scores = torch.log_softmax(out.logits[:, -1], -1)
     scores[:, [PAD_ID, BOS_ID]] = float("-inf")
     return scores, out.attention

@@ -77,7 +77,7 @@ def test_attention_and_log_prob_are_the_hypothesis_own(name):
             for hypothesis in hypotheses:
                 tokens = torch.tensor([hypothesis.tokens])
                 tgt_in = torch.cat([torch.tensor([[BOS_ID]]), tokens[:, :-1]], 1)
-                out = model(one_src, one_mask, tgt_in)
+                out = model.all_positions(one_src, one_mask, tgt_in)
                 assert hypothesis.attention.shape == (len(hypothesis.tokens), one_src.shape[1])
                 torch.testing.assert_close(hypothesis.attention, out.attention[0])
                 log_prob = torch.log_softmax(out.logits[0], -1).gather(1, tokens.t()).sum()

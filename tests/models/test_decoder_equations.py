@@ -66,7 +66,7 @@ def batch(source_lengths=SOURCE_LENGTHS, target_lengths=TARGET_LENGTHS, seed=0):
 def both(model, src, src_mask, tgt_in):
     """(fast logits, fast weights), (reference logits, reference weights); each side encodes
     the source itself, so their graphs share nothing but the parameters."""
-    out = model.decoder(tgt_in, model.encode(src, src_mask))
+    out = model.decoder.all_positions(tgt_in, model.encode(src, src_mask))
     reference = decoder_loop(model.decoder, model.encode(src, src_mask), tgt_in)
     return (out.logits, out.attention), reference
 

@@ -167,7 +167,7 @@ def test_translation_encoder_annotations_and_summary(decoder):
     assert encoded.annotations.shape == (2, 6, 5)
     torch.testing.assert_close(encoded.summary, encoded.annotations[[0, 1], [3, 5]])
     assert encoded.annotations[0, 4:].eq(0).all()
-    out = model(src, src != 0, torch.tensor([[2, 4, 5], [2, 6, 7]]))
+    out = model.all_positions(src, src != 0, torch.tensor([[2, 4, 5], [2, 6, 7]]))
     assert out.logits.shape == (2, 3, 13)
 
 

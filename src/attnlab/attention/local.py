@@ -60,6 +60,7 @@ class LocalAttention(Mechanism):
     a one-step query (`attend(..., first_step=t)` is the same).
     """
 
+    fp32_submodules = ("position_v",)  # one output (p_t's gate): nothing for int8 to speed up
     chunk_elements = 1 << 22  # gathered window elements per chunk of queries (16 MiB in fp32)
     dense_up_to = 3  # sources of at most 3 windows (3 (2D + 1) keys) are scored whole
 

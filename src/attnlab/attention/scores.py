@@ -48,6 +48,8 @@ class Score(nn.Module):
     # q'^T k' of projected query and keys: a window's scores can be read out of Q' K'^T in
     # place (attention.windows.window_dots), without gathering the window's keys
     windows_are_dots: ClassVar[bool] = False
+    # submodules int8 inference must leave in fp32 (attnlab.models.quantize asks every module)
+    fp32_submodules: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, query_dim: int, key_dim: int):
         super().__init__()
@@ -149,6 +151,7 @@ class Cosine(DotProduct):
 
     name = "cosine"
     needs_equal_dims = True
+    fp32_submodules = ("strength",)  # one output (beta): nothing for int8 to speed up
 
     def __init__(self, query_dim: int, key_dim: int, sharpness: float | None = None):
         if sharpness is not None and not sharpness > 0:
@@ -178,6 +181,7 @@ class Additive(Score):
     """v_a^T tanh(W_a q + U_a k) (Bahdanau et al. 2015, eq. 6; Luong et al. 2015 'concat')."""
 
     name = "additive"
+    fp32_submodules = ("v",)  # `compare` reads v's weight directly
 
     def __init__(self, query_dim: int, key_dim: int, hidden_dim: int | None = None):
         super().__init__(query_dim, key_dim)

@@ -69,6 +69,8 @@ class ShowAttendTellDecoder(nn.Module):
     alpha (B, L), state); forward(tgt_in (B, T), annotations) -> CaptionOutput.
     """
 
+    fp32_submodules = ("gate",)  # one output (beta_t): nothing for int8 to speed up
+
     def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int,
                  annotation_dim: int, attention: AttentionLayer, *, gate: bool = True,
                  dropout: float = 0.0, pad_id: int = 0):

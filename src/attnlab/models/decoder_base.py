@@ -1,7 +1,8 @@
 """What every translation decoder shares: its state, its output, and the step/sequence contract.
 
 A decoder offers two ways to run, which must agree (tests check it):
-    forward(tgt_in (B, T), encoded) -> DecoderOutput          teacher forcing, for training
+    forward(tgt_in (B, T), encoded, tgt_mask) -> DecoderOutput   teacher forcing, for training
+    all_positions(tgt_in (B, T), encoded) -> DecoderOutput       the same at every position
     start(encoded) -> DecoderState; step(tokens (B,), state) -> (logits (B, V), weights, state)
 The step form is what greedy and beam search use; `DecoderState.reorder` follows the beams.
 """
@@ -12,6 +13,8 @@ from dataclasses import dataclass, replace
 
 import torch
 from torch import Tensor, nn
+
+from attnlab.attention import AttentionOutput
 
 from .attention_layer import Memory
 from .rnn import State
@@ -40,15 +43,23 @@ class DecoderState:
 
 @dataclass
 class DecoderOutput:
-    """logits (B, T, V), or (N, V) for the N positions where `logits_mask` (B, T) is True;
-    attention (B, T, S) or None (no-attention decoder); hard_log_prob / hard_entropy (B, T):
-    hard attention's log p(s~_t) and H[alpha_t], else None."""
+    """logits: (N, V) at the N real target positions from `forward`, (B, T, V) from
+    `all_positions`; attention (B, T, S) or None (no-attention decoder); hard_log_prob /
+    hard_entropy (B, T): hard attention's log p(s~_t) and H[alpha_t], else None."""
 
     logits: Tensor
     attention: Tensor | None = None
     hard_log_prob: Tensor | None = None
     hard_entropy: Tensor | None = None
-    logits_mask: Tensor | None = None
+
+    @classmethod
+    def of(cls, logits: Tensor, attention: AttentionOutput | None) -> DecoderOutput:
+        """The logits with what the attention of every step gave (B, T, ...), if any."""
+        if attention is None:
+            return cls(logits)
+        sample = attention.sample
+        return cls(logits, attention.weights, None if sample is None else sample.log_prob,
+                   None if sample is None else sample.entropy)
 
 
 class OutputLayer(nn.Module):
@@ -65,7 +76,3 @@ class OutputLayer(nn.Module):
             return features @ self.tied.weight.t() + self.bias
         return self.proj(features)
 
-
-def stack_steps(parts: list[Tensor | None]) -> Tensor | None:
-    """[(B, 1, ...)] * T -> (B, T, ...), or None when the parts are None."""
-    return None if parts[0] is None else torch.cat(parts, dim=1)

@@ -2,7 +2,8 @@
 
 Each implements `start(encoded) -> DecoderState` and `run(embedded (B, T, E), state) ->
 (features (B, T, F), attention AttentionOutput | None, state)`; the base class turns features into
-logits for teacher forcing (`forward`) and for one step at a time (`step`).
+logits for teacher forcing (`forward` at the real target positions, `all_positions` at every
+one) and for one step at a time (`step`).
 """
 
 from __future__ import annotations
@@ -47,22 +48,25 @@ class RecurrentDecoder(nn.Module):
     def run(self, embedded: Tensor, state: DecoderState):
         raise NotImplementedError
 
-    def forward(self, tgt_in: Tensor, encoded: EncoderOutput,
-                tgt_mask: Tensor | None = None) -> DecoderOutput:
-        """Teacher forcing: tgt_in (B, T) = BOS + target -> DecoderOutput, logits (B, T, V);
-        with tgt_mask (B, T), logits only for the real positions, (N, V): the output layer and
-        its softmax are the costliest part of training, and padding needs neither."""
+    def forward(self, tgt_in: Tensor, encoded: EncoderOutput, tgt_mask: Tensor) -> DecoderOutput:
+        """Teacher forcing for training: tgt_in (B, T) = BOS + target, tgt_mask (B, T) ->
+        DecoderOutput with logits (N, V) at the N real positions only (row-major, as
+        `tensor[tgt_mask]`): the output layer and its softmax are the costliest part of
+        training, and padding needs neither."""
+        features, attention = self.teacher_forced(tgt_in, encoded)
+        return DecoderOutput.of(self.output(self.dropout(features[tgt_mask])), attention)
+
+    def all_positions(self, tgt_in: Tensor, encoded: EncoderOutput) -> DecoderOutput:
+        """Teacher forcing at every position, padding included: logits (B, T, V)."""
+        features, attention = self.teacher_forced(tgt_in, encoded)
+        return DecoderOutput.of(self.output(self.dropout(features)), attention)
+
+    def teacher_forced(self, tgt_in: Tensor,
+                       encoded: EncoderOutput) -> tuple[Tensor, AttentionOutput | None]:
+        """tgt_in (B, T) -> features (B, T, F) and the attention of every step."""
         embedded = self.dropout(self.embedding(tgt_in))  # (B, T, E)
         features, attention, _ = self.run(embedded, self.start(encoded))
-        if tgt_mask is not None:
-            features = features[tgt_mask]  # (N, F)
-        out = DecoderOutput(self.output(self.dropout(features)), logits_mask=tgt_mask)
-        if attention is not None:
-            out.attention = attention.weights
-            if attention.sample is not None:
-                out.hard_log_prob = attention.sample.log_prob
-                out.hard_entropy = attention.sample.entropy
-        return out
+        return features, attention
 
     def step(
         self, tokens: Tensor, state: DecoderState

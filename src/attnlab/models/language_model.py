@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from torch import Tensor, nn
 
@@ -13,6 +14,16 @@ class ReaderOutput:
 
     outputs: Tensor
     weights: Tensor | None = None
+
+
+class Read(Protocol):
+    """What a reader returns (ReaderOutput, attnlab.models.LSTMNOutput)."""
+
+    @property
+    def outputs(self) -> Tensor: ...
+
+    @property
+    def weights(self) -> Tensor | None: ...
 
 
 class LSTMReader(nn.Module):
@@ -31,7 +42,8 @@ class LSTMReader(nn.Module):
 
 @dataclass
 class LanguageModelOutput:
-    """logits (B, T, V) for the next token; attention (L, B, T, T) of an LSTMN, else None."""
+    """logits for the next token: (N, V) at the N real positions from `forward`, (B, T, V) from
+    `all_positions`; attention (L, B, T, T) of an LSTMN, else None."""
 
     logits: Tensor
     attention: Tensor | None
@@ -40,11 +52,11 @@ class LanguageModelOutput:
 class LanguageModel(nn.Module):
     """p(w_t | w_<t) = softmax(W_o dropout(h_t) + b), h_t = reader(dropout(E w_<t)).
 
-    forward(inputs (B, T) token ids, mask (B, T) bool, real_only=False) -> LanguageModelOutput;
-    with real_only the logits are (N, V) for the N real positions only, in row-major order (as
-    `tensor[mask]`): training never pays the output layer for padding. The reader is any module
-    called as reader(embedded (B, T, E), mask) returning `.outputs` (B, T, H) and `.weights`
-    (LSTMN, LSTMReader).
+    forward(inputs (B, T) token ids, mask (B, T) bool) -> LanguageModelOutput with logits (N, V)
+    for the N real positions only, in row-major order (as `tensor[mask]`): training never pays
+    the output layer for padding. all_positions(inputs, mask): logits (B, T, V) at every
+    position. The reader is any module called as reader(embedded (B, T, E), mask) returning
+    `.outputs` (B, T, H) and `.weights` (LSTMN, LSTMReader).
     """
 
     def __init__(self, vocab_size: int, embedding_dim: int, reader: nn.Module, hidden_dim: int,
@@ -55,12 +67,20 @@ class LanguageModel(nn.Module):
         self.reader = reader
         self.output = nn.Linear(hidden_dim, vocab_size)
 
-    def forward(self, inputs: Tensor, mask: Tensor, real_only: bool = False
-                ) -> LanguageModelOutput:
-        read = self.reader(self.dropout(self.embedding(inputs)), mask)
-        outputs = read.outputs[mask] if real_only else read.outputs  # (N, H) or (B, T, H)
-        logits = self.output(self.dropout(outputs))  # (N, V) or (B, T, V)
+    def forward(self, inputs: Tensor, mask: Tensor) -> LanguageModelOutput:
+        read = self.read(inputs, mask)
+        logits = self.output(self.dropout(read.outputs[mask]))  # (N, V)
         return LanguageModelOutput(logits, read.weights)
+
+    def all_positions(self, inputs: Tensor, mask: Tensor) -> LanguageModelOutput:
+        read = self.read(inputs, mask)
+        logits = self.output(self.dropout(read.outputs))  # (B, T, V)
+        return LanguageModelOutput(logits, read.weights)
+
+    def read(self, inputs: Tensor, mask: Tensor) -> Read:
+        """The reader over the embedded inputs: outputs (B, T, H), weights."""
+        read: Read = self.reader(self.dropout(self.embedding(inputs)), mask)
+        return read
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -158,6 +158,8 @@ class LSTMN(nn.Module):
     forward(inputs (B, T, D), mask (B, T) bool or None) -> LSTMNOutput.
     """
 
+    fp32_submodules = ("layers",)  # int8 leaves them in fp32: the fused layer reads its weights
+
     def __init__(self, input_dim: int, hidden_dim: int, *, layers: int = 1,
                  dropout: float = 0.0, score: str = "additive", attention_dim: int | None = None,
                  max_len: int | None = None, sharpness: float | None = None,

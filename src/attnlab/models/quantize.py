@@ -8,9 +8,10 @@ routes before choosing (benchmarks/decode_speed.py prints the speed and BLEU of 
 torchao 0.18's int8 dynamic config runs ~36x slower than fp32 on this CPU without
 torch.compile, and its weight-only config slower than fp32.
 
-Left in fp32, because attnlab's code reads their weights directly rather than calling them:
-linear layers with one output (the additive score's v) and everything inside an LSTMN (its
-fused layer reads its weight matrices).
+Each module says what must stay fp32: `fp32_submodules` names (as attributes) the submodules
+its code reads the weights of rather than calling them (the additive score's v, the fused LSTMN
+layers) and its one-output layers (gates), where int8 has nothing to speed up. They and
+everything inside them stay fp32.
 """
 
 from __future__ import annotations
@@ -21,18 +22,21 @@ import warnings
 import torch
 from torch import nn
 
-from .lstmn import LSTMN
-
 QUANTIZABLE = (nn.Linear, nn.GRU, nn.LSTM)
+
+
+def fp32_names(model: nn.Module) -> list[str]:
+    """Qualified names of the submodules that the modules of `model` ask to keep in fp32."""
+    return [f"{name}.{sub}" if name else sub for name, module in model.named_modules()
+            for sub in getattr(module, "fp32_submodules", ())]
 
 
 def quantizable_modules(model: nn.Module) -> set[str]:
     """Qualified names of the modules `quantize_int8` converts."""
-    skipped = [name for name, module in model.named_modules() if isinstance(module, LSTMN)]
+    kept = fp32_names(model)
     return {name for name, module in model.named_modules()
             if isinstance(module, QUANTIZABLE)
-            and not (isinstance(module, nn.Linear) and module.out_features == 1)
-            and not any(name.startswith(f"{outer}.") for outer in skipped)}
+            and not any(name == outer or name.startswith(f"{outer}.") for outer in kept)}
 
 
 def quantize_int8(model: nn.Module) -> nn.Module:
@@ -49,6 +53,7 @@ def quantize_int8(model: nn.Module) -> nn.Module:
         warnings.simplefilter("ignore", UserWarning)
         from torch.ao.quantization import quantize_dynamic
 
-        return quantize_dynamic(copied, dict.fromkeys(names, torch.ao.quantization.
-                                                       default_dynamic_qconfig),
-                                dtype=torch.qint8)
+        qconfig = torch.ao.quantization.default_dynamic_qconfig
+        quantized: nn.Module = quantize_dynamic(  # type: ignore[no-untyped-call]  # untyped in torch
+            copied, dict.fromkeys(names, qconfig), dtype=torch.qint8)
+        return quantized

@@ -26,7 +26,9 @@ class TranslationLoss:
 
 
 class Seq2Seq(nn.Module):
-    """Encoder + decoder. forward(src (B, S), src_mask (B, S), tgt_in (B, T)) -> DecoderOutput."""
+    """Encoder + decoder. forward(src (B, S), src_mask (B, S), tgt_in (B, T), tgt_mask (B, T))
+    -> DecoderOutput with logits (N, V) at the real target positions (training);
+    all_positions(src, src_mask, tgt_in) -> logits (B, T, V) at every position."""
 
     def __init__(self, encoder: nn.Module, decoder: RecurrentDecoder, *, pad_id: int = 0,
                  reinforce: ReinforceWeights | None = None):
@@ -48,20 +50,27 @@ class Seq2Seq(nn.Module):
         return self.decoder.step(tokens, state)
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
-                tgt_mask: Tensor | None = None) -> DecoderOutput:
-        """tgt_mask (B, T): compute logits for the real target positions only (training)."""
-        return self.decoder(tgt_in, self.encode(src, src_mask), tgt_mask)
+                tgt_mask: Tensor) -> DecoderOutput:
+        """Teacher forcing with logits (N, V) for the real target positions only: what `loss`
+        takes. Training calls this (under DistributedDataParallel only forward synchronises
+        gradients)."""
+        out: DecoderOutput = self.decoder(tgt_in, self.encode(src, src_mask), tgt_mask)
+        return out
+
+    def all_positions(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> DecoderOutput:
+        """Teacher forcing with logits (B, T, V) at every target position (scoring, tests)."""
+        return self.decoder.all_positions(tgt_in, self.encode(src, src_mask))
 
     def loss(self, out: DecoderOutput, tgt_out: Tensor, tgt_mask: Tensor,
              label_smoothing: float = 0.0) -> TranslationLoss:
-        """The training loss of a forward pass `out` against tgt_out / tgt_mask (B, T).
+        """The training loss of a forward pass `out` (logits (N, V) at tgt_mask) against
+        tgt_out / tgt_mask (B, T).
 
         Label-smoothed cross-entropy per target token; with hard attention in training, Xu et
         al.'s REINFORCE objective (no smoothing). Kept apart from forward so a
         DistributedDataParallel wrapper sees the forward call.
         """
-        logits = out.logits if out.logits_mask is not None else out.logits[tgt_mask]  # (N, V)
-        log_probs = F.log_softmax(logits, dim=-1)  # once: the NLL and the smoothing share it
+        log_probs = F.log_softmax(out.logits, dim=-1)  # once: the NLL and the smoothing share it
         nll = -log_probs.gather(1, tgt_out[tgt_mask].unsqueeze(1)).squeeze(1)  # (N,)
         tokens = nll.shape[0]
         nll_sum = float(nll.detach().sum())
