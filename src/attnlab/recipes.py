@@ -25,6 +25,7 @@ from attnlab.errors import CheckpointError
 from attnlab.lm import comparison as lm_comparison
 from attnlab.lm import describe as lm_describe
 from attnlab.train import run_task
+from attnlab.train.config import ExperimentConfig
 from attnlab.translation import comparison as translation_comparison
 from attnlab.translation import describe as translation_describe
 
@@ -62,7 +63,7 @@ class Recipe:
     name: str
     title: str
     purpose: str
-    config_class: type
+    config_class: type[ExperimentConfig]
     task_class: type
     load: Callable[..., Any]
     describe: Callable[[Any], str]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 from attnlab.errors import UserError
 from attnlab.files import atomic_output
@@ -59,12 +60,12 @@ def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> d
 def _paper_aers() -> dict[str, float]:
     """Luong et al. 2015's AER on the same gold (WMT-trained models), when the papers table
     has them."""
-    references = {}
+    references: dict[str, float] = {}
     for table in tables_for("luong2015"):
         if "AER" not in table.columns:
             continue
         column = table.columns.index("AER")
         for name, values in table.rows:
             if values[column] is not None and ("global" in name or "Berkeley" in name):
-                references[f"Luong et al. 2015: {name} (WMT)"] = values[column]
+                references[f"Luong et al. 2015: {name} (WMT)"] = cast(float, values[column])
     return references

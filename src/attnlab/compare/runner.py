@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from attnlab.config import config_from_dict, config_to_dict, load_config
 from attnlab.errors import ConfigError, UserError
@@ -113,7 +114,7 @@ def run_member(suite: Suite, member: Member, directory: Path, options: RunOption
     state = member_state(run_dir)
     if state == "finished":
         log(f"{label}: finished, kept ({run_dir / RECORD})")
-        return read_record(run_dir)
+        return cast(dict, read_record(run_dir))  # "finished": the record reads
     config = member_config(suite, member, options, directory)
     if state == "interrupted":
         check_same_config(run_dir, config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from attnlab.config import config_from_dict
 from attnlab.recipes import Recipe
@@ -45,7 +46,9 @@ def _title(facts: CardFacts) -> str:
 
 def _model(facts: CardFacts):
     """The run's model config, as the recipe's dataclass."""
-    return config_from_dict(facts.config, facts.kind.config_class).model
+    # every recipe's config has a model section (ExperimentConfig itself has none)
+    config: Any = config_from_dict(facts.config, facts.kind.config_class)
+    return config.model
 
 
 def _summary(facts: CardFacts) -> str:

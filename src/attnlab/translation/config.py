@@ -76,7 +76,8 @@ class DecodeConfig:
         n_best when that is larger."""
         if beam is None and n_best is not None:
             beam = max(self.beam, n_best)
-        given: dict[str, Any] = {"beam": beam, "n_best": n_best, "alpha": alpha, "batch_size": batch_size}
+        given: dict[str, Any] = {"beam": beam, "n_best": n_best, "alpha": alpha,
+                                 "batch_size": batch_size}
         return replace(self, **{key: value for key, value in given.items() if value is not None})
 
 
