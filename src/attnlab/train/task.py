@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 import torch
 from torch import nn
@@ -62,7 +62,7 @@ class BatchLike(Protocol):
 
     num_target_tokens: int
 
-    def to(self, device: torch.device | str) -> BatchLike: ...
+    def to(self, device: torch.device | str) -> Self: ...
 
 
 class SamplerLike(Protocol):

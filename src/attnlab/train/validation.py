@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import torch
 from torch import nn
@@ -12,10 +13,12 @@ from .task import BatchLike, LossOutput
 
 __all__ = ["perplexity", "validation_nll"]
 
+Batch = TypeVar("Batch", bound=BatchLike)  # the batches of one task
+
 
 @torch.no_grad()
-def validation_nll(loss: Callable[[nn.Module, BatchLike], LossOutput], model: nn.Module,
-                   batches: Iterable[BatchLike]) -> tuple[float, int]:
+def validation_nll(loss: Callable[[nn.Module, Batch], LossOutput], model: nn.Module,
+                   batches: Iterable[Batch]) -> tuple[float, int]:
     """Summed NLL and target-token count of `loss(model, batch)` over the batches, each moved
     to the model's device first (teacher forcing; call with the model in eval mode)."""
     device = next(model.parameters()).device
