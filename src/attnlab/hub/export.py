@@ -22,6 +22,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from attnlab.errors import CheckpointError, WriteError
 from attnlab.files import writing
@@ -131,7 +132,8 @@ def _write_model(run: RunDir, name: str, kind: Recipe, folder: Path, title: str,
     checkpoint = folder / CHECKPOINT
     with writing(checkpoint, "create"):
         checkpoint.mkdir()
-    _copy(run.checkpoint_dir(name) / MODEL_FILE, checkpoint / MODEL_FILE)
+    # `name` is choose_checkpoint's: a checkpoint of the run, just loaded
+    _copy(cast(Path, run.checkpoint_dir(name)) / MODEL_FILE, checkpoint / MODEL_FILE)
     meta = _exported_meta(run.read_meta(name), name)
     _write_text(checkpoint / META_FILE, json.dumps(meta, indent=2) + "\n")
     files = [(path.relative_to(folder).as_posix(), path.stat().st_size)

@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 import torch
@@ -36,6 +36,9 @@ from attnlab.train.runs import listed
 from attnlab.train.validation import perplexity
 from attnlab.translation import TranslationResult
 from attnlab.viz import SentenceReading
+
+if TYPE_CHECKING:
+    from attnlab.models import Captioner
 
 
 @dataclass(repr=False)
@@ -95,7 +98,7 @@ class ImageCaptioner(LoadedModel):
                   else load_image(image, size)[0] for image in images]
         if not pixels:
             return []
-        return caption_pixels(self.model, torch.from_numpy(np.stack(pixels)),
+        return caption_pixels(cast("Captioner", self.model), torch.from_numpy(np.stack(pixels)),
                               self.trained.vocab, self.config.data, self.config.decode,
                               beam=beam)
 

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import fastapi_offline
 from fastapi import FastAPI, Request
@@ -44,7 +45,8 @@ STATIC_DIR = Path(__file__).parent / "static"
 SWAGGER_DIR = Path(fastapi_offline.__file__).parent / "static"
 SWAGGER_URL = "/static/vendor/swagger-ui"
 logger = logging.getLogger("attnlab.serve")
-ERRORS = {status: {"model": ErrorResponse} for status in (404, 413, 422, 503)}
+ERRORS: dict[int | str, dict[str, Any]] = {status: {"model": ErrorResponse}
+                                           for status in (404, 413, 422, 503)}
 UPLOAD_SCHEMA = {"type": "object", "required": ["run", "image"], "properties": {
     "run": {"type": "string", "description": "a captioning run's name"},
     "image": {"type": "string", "format": "binary",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import torch
@@ -71,7 +72,7 @@ def caption_batch(run: ServedRun, sources: list[PixelSource]) -> list[dict | Req
             answers[index] = {"caption": caption.text, "tokens": caption.words,
                               "attention": caption.attention.reshape(steps, -1).tolist(),
                               "grid": [height, width], "image": png_data_url(image)}
-    return answers
+    return cast(list[dict | RequestError], answers)  # each image answered or refused
 
 
 def example_pixels(run: ServedRun, index: int) -> np.ndarray:
