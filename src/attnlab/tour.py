@@ -23,7 +23,7 @@ def _row(label: str, weights: torch.Tensor) -> str:
 
 def _drawn_index(hard: HardAttention, query: torch.Tensor, keys: torch.Tensor) -> int:
     """The key position one hard-attention draw picks (B=1)."""
-    sample = hard.sample(query, keys).sample
+    sample = hard.attend(query, keys).sample
     assert sample is not None  # hard attention always says what it drew
     return int(sample.index)
 

@@ -64,7 +64,7 @@ def test_hard_attention_log_prob_and_entropy():
     hard = HardAttention("additive", query_dim=3, key_dim=3, expectation_prob=0.0).train()
 
     def log_prob_and_entropy(m, q, k):
-        out = m.sample(q, k, mask=MASK, generator=torch.Generator().manual_seed(0))
+        out = m.attend(q, k, mask=MASK, generator=torch.Generator().manual_seed(0))
         return out.sample.log_prob, out.sample.entropy
 
     check(hard, torch.randn(3, 2, 3), torch.randn(3, 5, 3), call=log_prob_and_entropy)

@@ -22,7 +22,7 @@ def test_training_returns_one_real_value_per_query(name):
     query, keys, values, mask = batch()
     hard = HardAttention(name, query_dim=5, key_dim=5, max_len=6, expectation_prob=0.0).train()
     for seed in range(5):
-        out = hard.sample(query, keys, values, mask, generator=torch.Generator().manual_seed(seed))
+        out = hard.attend(query, keys, values, mask, generator=torch.Generator().manual_seed(seed))
         chosen = out.sample.index  # (B, Tq)
         assert torch.all(mask.gather(1, chosen)), "sampled a padded position"
         expected = values.gather(1, chosen.unsqueeze(-1).expand(-1, -1, 2))
@@ -38,10 +38,10 @@ def test_samples_follow_the_soft_weights():
     draws = 4000
     counts = torch.zeros(4, 3, 6)
     for _ in range(draws // 100):
-        index = torch.stack([hard.sample(query, keys, values, mask, generator=gen).sample.index
+        index = torch.stack([hard.attend(query, keys, values, mask, generator=gen).sample.index
                              for _ in range(100)])  # (100, B, Tq)
         counts += torch.nn.functional.one_hot(index, 6).sum(0)
-    weights = hard.sample(query, keys, values, mask).weights.detach()
+    weights = hard.attend(query, keys, values, mask).weights.detach()
     # Binomial standard error at 4000 draws is at most 0.008: 0.04 is five of them.
     torch.testing.assert_close(counts / draws, weights, atol=0.04, rtol=0)
 
@@ -49,7 +49,7 @@ def test_samples_follow_the_soft_weights():
 def test_soft_weights_are_the_global_attention_reference():
     query, keys, values, mask = batch()
     hard = HardAttention("additive", query_dim=5, key_dim=5).double()
-    weights = hard.sample(query.double(), keys.double(), values.double(), mask).weights
+    weights = hard.attend(query.double(), keys.double(), values.double(), mask).weights
     torch.testing.assert_close(weights, ref.hard_distribution_loop(hard, query.double(),
                                                                    keys.double(), mask))
 
@@ -58,7 +58,7 @@ def test_expectation_switch_uses_the_soft_context():
     query, keys, values, mask = batch()
     hard = HardAttention("dot", query_dim=5, key_dim=5, expectation_prob=1.0).train()
     soft = Attention("dot", query_dim=5, key_dim=5)
-    out = hard.sample(query, keys, values, mask)
+    out = hard.attend(query, keys, values, mask)
     torch.testing.assert_close(out.context, soft(query, keys, values, mask)[0])
     assert torch.all(out.sample.expectation) and torch.all(out.sample.log_prob == 0)
 
@@ -67,7 +67,7 @@ def test_half_of_the_queries_use_the_expectation_by_default():
     hard = HardAttention("dot", query_dim=5, key_dim=5).train()
     query, keys, values, mask = batch()
     gen = torch.Generator().manual_seed(0)
-    share = torch.stack([hard.sample(query, keys, values, mask, generator=gen).sample.expectation
+    share = torch.stack([hard.attend(query, keys, values, mask, generator=gen).sample.expectation
                          for _ in range(200)]).float().mean()
     assert 0.45 < share < 0.55
 
@@ -92,7 +92,7 @@ def test_attention_learns_only_through_the_reinforce_term():
 
     def attention_grad(lambda_r):
         hard.zero_grad()
-        out = hard.sample(query, keys, values, mask, generator=torch.Generator().manual_seed(0))
+        out = hard.attend(query, keys, values, mask, generator=torch.Generator().manual_seed(0))
         log_likelihood = readout(out.context).squeeze(-1).sum(-1)  # (B,) a stand-in log p(y|s,a)
         terms = reinforce_loss(log_likelihood, out.sample.log_prob.sum(-1),
                                out.sample.entropy.sum(-1), baseline=0.0, lambda_r=lambda_r)

@@ -25,8 +25,6 @@ from .mechanisms import MECHANISMS, MechanismOptions, build_mechanism
 from .scores import SCORES, Score, ScoreDims, build_score, score_class
 from .self_attention import CausalSelfAttention, causal_mask
 
-HardAttentionOutput = AttentionOutput  # the name it had before every mechanism returned one
-
 __all__ = [
     "MECHANISMS",
     "SCORES",
@@ -34,7 +32,6 @@ __all__ = [
     "AttentionOutput",
     "CausalSelfAttention",
     "HardAttention",
-    "HardAttentionOutput",
     "HardSample",
     "LocalAttention",
     "Mechanism",

@@ -26,8 +26,8 @@ class HardAttention(Mechanism):
 
     HardAttention(score, expectation_prob=0.5, eval_mode="expectation") with a built Score, or
     with a SCORES name and its sizes. forward(query, keys, values=None, mask=None) -> (context,
-    weights) like `Attention`; `attend(...)` (or its alias `sample(...)`) also returns the
-    `HardSample` needed for `reinforce_loss`. In eval mode it is deterministic: the soft
+    weights) like `Attention`; `attend(...)` also returns the `HardSample` needed for
+    `reinforce_loss`. In eval mode it is deterministic: the soft
     expectation (`eval_mode="expectation"`, as in Xu et al.'s code) or the value of the most
     likely key (`eval_mode="argmax"`).
     """
@@ -49,13 +49,6 @@ class HardAttention(Mechanism):
     @property
     def score(self) -> Score:
         return self.soft.score
-
-    def sample(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
-               mask: Tensor | None = None, *, projected_keys: Tensor | None = None,
-               generator: torch.Generator | None = None) -> AttentionOutput:
-        """`attend` under the name the paper's operation has: context, alpha and the draw."""
-        return self.attend(query, keys, values, mask, projected_keys=projected_keys,
-                           generator=generator)
 
     def attend_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
                         key_mask: Tensor | None, projected_keys: Tensor,

@@ -94,17 +94,6 @@ def alignment(score: Score, q: Tensor, keys: Tensor, positions: list[int]) -> di
     return softmax_over({i: pair_score(score, q, keys[i]) for i in positions})
 
 
-def masked_softmax_loop(scores: Tensor, mask: Tensor) -> Tensor:
-    """scores (B, Tq, Tk), mask (B, Tq, Tk) bool -> weights, one row at a time; no real key: 0."""
-    weights = torch.zeros_like(scores)
-    for b in range(scores.shape[0]):
-        for t in range(scores.shape[1]):
-            real = [i for i in range(scores.shape[2]) if mask[b, t, i]]
-            for i, w in softmax_over({i: scores[b, t, i] for i in real}).items():
-                weights[b, t, i] = w
-    return weights
-
-
 def attend_loop(
     score: Score, query: Tensor, keys: Tensor, values: Tensor, mask: Tensor | None = None
 ) -> tuple[Tensor, Tensor]:
