@@ -16,6 +16,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import torch
@@ -25,13 +26,14 @@ from attnlab.data import TensorBatch, collate
 from attnlab.errors import DataError
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+Box = tuple[float, float, float, float]  # (x0, y0, x1, y1)
 
 
 @dataclass(frozen=True)
 class ObjectBox:
     """An object's box (x0, y0, x1, y1) in the stored image's pixels (x1/y1 exclusive)."""
 
-    box: tuple[float, float, float, float]
+    box: Box
     colour: str = ""
     shape: str = ""
 
@@ -68,8 +70,10 @@ def read_karpathy(path: str | Path) -> list[CaptionedImage]:
     for number, entry in enumerate(entries):
         try:
             relative = str(Path(entry.get("filepath", "")) / entry["filename"])
-            boxes = [ObjectBox(tuple(float(v) for v in b["bbox"]), b.get("colour", ""),
-                               b.get("shape", "")) for b in entry.get("boxes", [])]
+            # A box is the file's four numbers (as Box says; the length is not checked here).
+            boxes = [ObjectBox(cast(Box, tuple(float(v) for v in b["bbox"])),
+                               b.get("colour", ""), b.get("shape", ""))
+                     for b in entry.get("boxes", [])]
             captions = [caption_tokens(s) for s in entry["sentences"]]
             images.append(CaptionedImage(relative, str(entry["split"]), captions, boxes))
         except (KeyError, TypeError, ValueError) as error:
@@ -84,12 +88,13 @@ def fit_square(width: int, height: int, size: int) -> tuple[float, float, float]
     return scale, (width * scale - size) / 2, (height * scale - size) / 2
 
 
-def fit_box(box: tuple[float, ...], width: int, height: int, size: int) -> tuple[float, ...]:
+def fit_box(box: Box, width: int, height: int, size: int) -> Box:
     """A box of a width x height image in the size x size image `load_image` makes (clipped)."""
     scale, left, top = fit_square(width, height, size)
     x0, y0, x1, y1 = box
     moved = (x0 * scale - left, y0 * scale - top, x1 * scale - left, y1 * scale - top)
-    return tuple(min(max(v, 0.0), float(size)) for v in moved)
+    x0, y0, x1, y1 = (min(max(v, 0.0), float(size)) for v in moved)
+    return x0, y0, x1, y1
 
 
 # Far above any photo a captioner reads (Flickr: ~0.25 MP), far below what would fill memory.
@@ -102,12 +107,12 @@ def load_image(path: str | Path, size: int,
     (width, height). An image of more than `max_pixels` is refused from its header, before
     its pixels are decoded (a small file can declare a huge image: a decompression bomb)."""
     try:
-        with Image.open(path) as image:
-            width, height = image.size  # read from the header only
+        with Image.open(path) as opened:
+            width, height = opened.size  # read from the header only
             if width * height > max_pixels:
                 raise DataError(f"image {path} is {width} x {height} pixels, more than the "
                                 f"{max_pixels:,} attnlab decodes; resize it first")
-            image = image.convert("RGB")
+            image = opened.convert("RGB")
     except Image.DecompressionBombError:  # Pillow's own, larger limit, hit while opening
         raise DataError(f"image {path} declares more than the {max_pixels:,} pixels attnlab "
                         f"decodes; resize it first") from None
@@ -123,7 +128,7 @@ def square_pixels(image: Image.Image, size: int) -> np.ndarray:
     `size`, then the centre cropped (see fit_square)."""
     scale, left, top = fit_square(image.width, image.height, size)
     resized = image.resize((max(size, round(image.width * scale)),
-                            max(size, round(image.height * scale))), Image.BICUBIC)
+                            max(size, round(image.height * scale))), Image.Resampling.BICUBIC)
     left, top = round(left), round(top)
     cropped = resized.crop((left, top, left + size, top + size))
     return np.asarray(cropped, dtype=np.uint8).copy()

@@ -42,6 +42,8 @@ def caption_images(model: Captioner, images: Tensor, vocab: Vocab,
     captions = []
     for (best,) in results:
         ids = best.tokens[:-1] if best.tokens and best.tokens[-1] == EOS_ID else best.tokens
+        if best.attention is None:  # a captioner always attends; a model that does not is a bug
+            raise TypeError(f"{type(model).__name__} returned no attention weights")
         attention = best.attention[: len(ids)].reshape(len(ids), height, width).cpu()
         captions.append(Caption([vocab.id_to_piece(i) for i in ids], attention, best.log_prob))
     return captions

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import torch
 
@@ -36,7 +37,7 @@ class TrainedCaptioner:
 
 
 def load_trained(run_dir: str | Path, checkpoint: str | None = None, *,
-                 hard_decoding: str | None = None,
+                 hard_decoding: Literal["expectation", "argmax"] | None = None,
                  device: str | torch.device = "cpu") -> TrainedCaptioner:
     """Load a trained run (`checkpoint`: best, last, or None for best-else-last).
     hard_decoding: "expectation" or "argmax" instead of the run's decode.hard_attention."""

@@ -37,7 +37,9 @@ def caption_bleu(hypotheses: list[str], references: list[list[str]]) -> tuple[di
     scores, signature = {}, ""
     for order in range(1, 5):
         metric = BLEU(max_ngram_order=order, tokenize="none")
-        scores[f"bleu{order}"] = metric.corpus_score(list(hypotheses), streams).score
+        # sacreBLEU's annotation leaves out the None it reads as "no reference" (metrics/base.py)
+        score = metric.corpus_score(list(hypotheses), streams)  # type: ignore[arg-type]
+        scores[f"bleu{order}"] = score.score
         signature = str(metric.get_signature())
     return scores, signature
 

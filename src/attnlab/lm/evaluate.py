@@ -44,9 +44,12 @@ def evaluate_perplexity(run_dir: str | os.PathLike, text: str | os.PathLike | No
     `progress`: a bar on a terminal while it reads."""
     trained = load_language_model(Path(run_dir), checkpoint, device)
     data = trained.config.data
-    if text is None and data.test is None:
+    if text is not None:
+        path: str | os.PathLike = text
+    elif data.test is not None:
+        path = data.path(data.test)
+    else:
         raise ConfigError("no text to evaluate: give one, or set data.test in the run's config")
-    path = text if text is not None else data.path(data.test)
     lines = read_lines(path)
     encoded = encode_text(lines, trained.vocab, trained.config.data.max_len)
     if not encoded.sentences:

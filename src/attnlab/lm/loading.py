@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 
@@ -26,7 +26,7 @@ class TrainedLanguageModel:
     checkpoint: str
 
 
-def load_language_model(run_dir: str | Path, checkpoint: str | None = None,
+def load_language_model(run_dir: str | os.PathLike, checkpoint: str | None = None,
                         device: str | torch.device = "cpu") -> TrainedLanguageModel:
     """The model, vocabulary and config of a language-model run (`checkpoint`: best, last, or
     None for best-else-last; CheckpointError if it was trained as another model)."""
