@@ -11,6 +11,7 @@ import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import BinaryIO, cast
 
 import numpy as np
 from PIL import Image
@@ -80,7 +81,7 @@ def plot_labelled(labelled: LabelledAttention, path: str | os.PathLike, *, piece
     figure = alignment_matrix_figure(weights, sources, targets, title=title,
                                      axis_names=axis_names(pieces, characters))
     with atomic_output(path, "wb") as file:
-        write_figure(figure, file, format)
+        write_figure(figure, cast(BinaryIO, file), format)  # opened "wb"
     return heatmap_scale(*np.shape(weights)).note
 
 

@@ -89,6 +89,7 @@ def choose_golds(run: TrainedRun, src_path: str | os.PathLike | None, sources: l
     `src_path`: the `align_gold` file of these pairs, else the dates task's gold beside
     `src_path`; then the RWTH set (rwth_gold_for_run: `rwth`, else $ATTNLAB_DATA's for a
     German-English run with attention) unless not `use_rwth`."""
+    pairs: GoldSet | None
     if align_gold is not None:
         pairs = gold_from_file(align_gold, sources, targets, one_indexed=one_indexed)
     else:

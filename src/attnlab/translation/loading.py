@@ -11,9 +11,11 @@ never the training data.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 import torch
 
@@ -59,7 +61,7 @@ class TrainedRun:
             raise UserError(f"unknown quantization {kind!r}: only int8 is available")
         if next(self.model.parameters()).device.type != "cpu":
             raise UserError("int8 quantization runs on the CPU: give --device cpu")
-        return replace(self, model=quantize_int8(self.model))
+        return replace(self, model=cast(Seq2Seq, quantize_int8(self.model)))  # a Seq2Seq copy
 
     def translate(self, lines: Sequence[str], *, beam: int | None = None,
                   n_best: int | None = None, alpha: float | None = None,
@@ -88,7 +90,7 @@ class TrainedRun:
                 f"step={self.meta.get('step', '?')})")
 
 
-def load_run(directory: str | Path, checkpoint: str | None = None,
+def load_run(directory: str | os.PathLike, checkpoint: str | None = None,
              device: str | torch.device = "cpu") -> TrainedRun:
     """Load a run directory's config, vocabularies and weights (`checkpoint`: "best", "last",
     or None for best-else-last) into a model in eval mode on `device`."""

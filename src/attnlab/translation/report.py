@@ -127,6 +127,7 @@ def write_run_report(run: TrainedRun, path: str | os.PathLike, *,
     else:
         evaluated = f"evaluated on {len(sources):,} pairs ({names.pair(src_path, ref_path)})"
     if sources is not None:
+        assert references is not None  # given with sources, or both the validation split's
         dates = dates_gold(run, src_path, sources, references, first_lines=first_lines)
         chosen = [replace(gold, name=names.hide(gold.name))
                   for gold in (dates, *golds) if gold is not None]

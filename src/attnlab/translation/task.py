@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from torch import nn
 
 from attnlab.data import Batch, BucketBatchSampler, collate
 from attnlab.eval import corpus_scores
-from attnlab.models import build_model
+from attnlab.models import Seq2Seq, build_model
 from attnlab.train.distributed import unwrap
 from attnlab.train.runs import model_signature
 from attnlab.train.task import LossOutput, Validation
@@ -69,8 +70,8 @@ class TranslationTask:
 
     def loss(self, model: nn.Module, batch: Batch) -> LossOutput:
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_mask)
-        result = unwrap(model).loss(out, batch.tgt_out, batch.tgt_mask,
-                                    self.config.loss.label_smoothing)
+        result = cast(Seq2Seq, unwrap(model)).loss(out, batch.tgt_out, batch.tgt_mask,
+                                                   self.config.loss.label_smoothing)
         return LossOutput(result.loss, result.nll_sum, result.tokens)
 
     def validation_batches(self):
@@ -83,7 +84,8 @@ class TranslationTask:
         alignment heatmap of its first sentence."""
         model.eval()
         nll, tokens = validation_nll(self.loss, model, self.validation_batches())
-        translations = translate(model, self.vocabs, self.valid_sources,
+        # the loop hands back the task's own model (unwrapped): a Seq2Seq
+        translations = translate(cast(Seq2Seq, model), self.vocabs, self.valid_sources,
                                  self.config.decode.greedy())
         hypotheses = [t.text for t in translations]
         scores = corpus_scores(hypotheses, self.valid_references)
