@@ -62,7 +62,7 @@ def evaluate_run(run: TrainedRun, sources: list[str], references: list[str], *,
         raise DataError(f"{len(sources)} source lines but {len(references)} reference lines: "
                         f"they must be parallel")
     with progress_bar(len(sources), "translating", enabled=progress, unit="sentence") as bar:
-        hypotheses = [result.text for result in run.translate(
+        hypotheses = [result.text for result in run.stream(
             sources, beam=beam, alpha=alpha, batch_size=batch_size, tick=bar.update)]
     scores = corpus_scores(hypotheses, references)
     buckets = bleu_by_length(sources, hypotheses, references, edges)
@@ -79,6 +79,7 @@ def read_pairs(run: TrainedRun, src: str | os.PathLike | None,
     if src is None:
         data = run.config.data
         src, ref = (split_path(data, data.test, lang) for lang in (data.src_lang, data.tgt_lang))
+    assert ref is not None  # given with src, or both the test split's
     sources, references = read_lines(src), read_lines(ref)
     if len(sources) != len(references):
         raise DataError(f"{src} has {len(sources)} lines but {ref} has {len(references)}: "
