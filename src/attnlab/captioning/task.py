@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import torch
 from torch import nn
@@ -149,11 +150,12 @@ class CaptionTask:
         """Loss, greedy BLEU-1..4 and (with boxes) localisation on the validation images, and
         the attention figure of the first one."""
         model.eval()
-        self.refresh_statistics(model)
+        captioner = cast(Captioner, model)  # the loop hands back the task's own model, unwrapped
+        self.refresh_statistics(captioner)
         nll, tokens = validation_nll(self.loss, model, self.validation_batches())
         loss = nll / max(tokens, 1)
         pixels = self.valid.pixels()
-        captions = caption_pixels(model, pixels, self.vocab, self.config.data,
+        captions = caption_pixels(captioner, pixels, self.vocab, self.config.data,
                                   self.config.decode, beam=1)
         words = [c.words for c in captions]
         metrics, _ = caption_metrics(words, [c.attention.numpy() for c in captions],
