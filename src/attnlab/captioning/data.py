@@ -13,6 +13,7 @@ and `height`; boxes are kept in the pixels of the stored image and mapped by `fi
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,7 +102,7 @@ def fit_box(box: Box, width: int, height: int, size: int) -> Box:
 MAX_IMAGE_PIXELS = 50_000_000
 
 
-def load_image(path: str | Path, size: int,
+def load_image(path: str | os.PathLike, size: int,
                max_pixels: int = MAX_IMAGE_PIXELS) -> tuple[np.ndarray, tuple[int, int]]:
     """RGB pixels (size, size, 3) uint8 (shorter side scaled, centre crop) and the original
     (width, height). An image of more than `max_pixels` is refused from its header, before
