@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor, nn
@@ -60,7 +61,8 @@ class AttentionOutput:
         return cls._combine(steps, lambda tensors: torch.stack(tensors, dim=1))
 
     @classmethod
-    def _combine(cls, parts: list[AttentionOutput], join: Callable) -> AttentionOutput:
+    def _combine(cls, parts: list[AttentionOutput],
+                 join: Callable[[list[Tensor]], Tensor]) -> AttentionOutput:
         sample = None
         if parts[0].sample is not None:
             sample = HardSample(*(join([getattr(p.sample, f.name) for p in parts])
@@ -84,7 +86,7 @@ class Position:
     generator: torch.Generator | None = None
 
 
-def resolve_score(score: Score | str, dims: dict) -> Score:
+def resolve_score(score: Score | str, dims: dict[str, Any]) -> Score:
     """A built Score as it is, or the score a SCORES name means, built for `dims` (query_dim,
     key_dim, hidden_dim, max_len, sharpness): the convenience form Attention("additive", ...)."""
     if isinstance(score, Score):
@@ -97,9 +99,11 @@ def resolve_score(score: Score | str, dims: dict) -> Score:
 
 class Mechanism(nn.Module):
     """Base of Attention, LocalAttention and HardAttention: checks inputs once, then hands a
-    (B, Tq, Dq) query to `attend_sequence`."""
+    (B, Tq, Dq) query to `attend_sequence`. Each has a `score` (a submodule, or a property)."""
 
-    score: Score
+    if TYPE_CHECKING:
+        @property
+        def score(self) -> Score: ...
 
     @property
     def who(self) -> str:

@@ -22,7 +22,9 @@ class Attention(Mechanism):
     sentence and pass `projected_keys=projected` at every step.
     """
 
-    def __init__(self, score: Score | str, **dims):
+    score: Score
+
+    def __init__(self, score: Score | str, **dims: int | float | None):
         super().__init__()
         self.score = resolve_score(score, dims)
 

@@ -33,7 +33,8 @@ class HardAttention(Mechanism):
     """
 
     def __init__(self, score: Score | str, *, expectation_prob: float = 0.5,
-                 eval_mode: Literal["expectation", "argmax"] = "expectation", **dims):
+                 eval_mode: Literal["expectation", "argmax"] = "expectation",
+                 **dims: int | float | None):
         super().__init__()
         if not 0.0 <= expectation_prob <= 1.0:
             raise ValueError(
@@ -81,6 +82,9 @@ class MovingAverageBaseline(nn.Module):
 
     A buffer, so it is saved with the model and a resumed run continues with the same baseline.
     """
+
+    value: Tensor  # b_{k-1}, a buffer
+    updates: Tensor  # batches folded in, a buffer
 
     def __init__(self, decay: float = 0.9):
         super().__init__()

@@ -60,12 +60,13 @@ class LocalAttention(Mechanism):
     a one-step query (`attend(..., first_step=t)` is the same).
     """
 
+    score: Score
     fp32_submodules = ("position_v",)  # one output (p_t's gate): nothing for int8 to speed up
     chunk_elements = 1 << 22  # gathered window elements per chunk of queries (16 MiB in fp32)
     dense_up_to = 3  # sources of at most 3 windows (3 (2D + 1) keys) are scored whole
 
-    def __init__(self, score: Score | str, *, window: int, predictive: bool,
-                 position_hidden: int | None = None, **dims):
+    def __init__(self, score: Score | str, *, window: int | None, predictive: bool,
+                 position_hidden: int | None = None, **dims: int | float | None):
         super().__init__()
         kind = "local-p" if predictive else "local-m"
         if not isinstance(window, int) or window < (1 if predictive else 0):

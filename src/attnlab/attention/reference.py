@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -48,15 +49,17 @@ def cosine(q: Tensor, k: Tensor, beta: Tensor | float) -> Tensor:
 
 def key_strength(score: Cosine, q: Tensor) -> Tensor | float:
     """beta = fixed sharpness, or 1 + softplus(w^T q + b) = 1 + log(1 + exp(w^T q + b))."""
-    if score.sharpness is not None:
+    if score.strength is None:
+        assert score.sharpness is not None  # one of the two is set
         return score.sharpness
     z = score.strength.weight[0] @ q + score.strength.bias[0]
     return 1 + torch.log1p(torch.exp(z))
 
 
 # One line per score class: its score(q, k) for one query (Dq,) and one key (Dk,), from the
-# module's parameters. (Location has no pair form: see `alignment`.)
-PAIR_SCORES: dict[type[Score], Callable[[Score, Tensor, Tensor], Tensor]] = {
+# module's parameters. (Location has no pair form: see `alignment`.) Each line is handed an
+# instance of its own class, which a dict's type cannot say: hence Any.
+PAIR_SCORES: dict[type[Score], Callable[[Any, Tensor, Tensor], Tensor]] = {
     scores.Dot: lambda score, q, k: dot(q, k),
     scores.ScaledDot: lambda score, q, k: scaled_dot(q, k),
     scores.General: lambda score, q, k: general(q, k, score.key_proj.weight),

@@ -139,7 +139,8 @@ class General(DotProduct):
         self.key_proj = nn.Linear(key_dim, query_dim, bias=False)  # W_a
 
     def project_keys(self, keys: Tensor) -> Tensor:
-        return self.key_proj(keys)  # (B, Tk, Dq)
+        projected: Tensor = self.key_proj(keys)  # (B, Tk, Dq)
+        return projected
 
 
 class Cosine(DotProduct):
@@ -167,7 +168,8 @@ class Cosine(DotProduct):
     def key_strength(self, query: Tensor) -> Tensor:
         """beta for each query: (B, Tq, Dq) -> (B, Tq, 1)."""
         if self.strength is None:
-            return query.new_full(query.shape[:-1] + (1,), float(self.sharpness))
+            assert self.sharpness is not None  # one of the two is set (__init__)
+            return query.new_full(query.shape[:-1] + (1,), self.sharpness)
         return 1.0 + F.softplus(self.strength(query))
 
     def project_keys(self, keys: Tensor) -> Tensor:
@@ -195,10 +197,12 @@ class Additive(Score):
         return cls(dims.query_dim, dims.key_dim, dims.hidden_dim)
 
     def project_keys(self, keys: Tensor) -> Tensor:
-        return self.key_proj(keys)  # (B, Tk, H)
+        projected: Tensor = self.key_proj(keys)  # (B, Tk, H)
+        return projected
 
     def project_query(self, query: Tensor) -> Tensor:
-        return self.query_proj(query)  # (B, Tq, H)
+        projected: Tensor = self.query_proj(query)  # (B, Tq, H)
+        return projected
 
     def compare(self, query: Tensor, keys: Tensor) -> Tensor:
         hidden = add_tanh(query, keys)  # tanh(W_a q + U_a k): (B, Tq, W, H)
@@ -218,7 +222,7 @@ class Location(Score):
 
     def __init__(self, query_dim: int, key_dim: int, max_len: int | None):
         problem = unmet_need(Location, ScoreDims(query_dim, key_dim, max_len=max_len))
-        if problem is not None:
+        if problem is not None or max_len is None:  # (a None max_len is a problem)
             raise ValueError(problem)
         super().__init__(query_dim, key_dim)
         self.max_len = max_len
@@ -238,10 +242,12 @@ class Location(Score):
         return keys[..., :0]  # (B, Tk, 0)
 
     def forward(self, query: Tensor, projected_keys: Tensor) -> Tensor:
-        return self.position_logits(query)[..., : projected_keys.shape[1]]  # (B, Tq, Tk)
+        logits: Tensor = self.position_logits(query)  # (B, Tq, max_len)
+        return logits[..., : projected_keys.shape[1]]  # (B, Tq, Tk)
 
     def window(self, query: Tensor, projected_keys: Tensor, positions: Tensor) -> Tensor:
-        return self.position_logits(query).gather(-1, positions)  # (B, Tq, W)
+        logits: Tensor = self.position_logits(query)  # (B, Tq, max_len)
+        return logits.gather(-1, positions)  # (B, Tq, W)
 
 
 SCORES: dict[str, type[Score]] = {

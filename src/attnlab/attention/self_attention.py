@@ -31,7 +31,8 @@ class CausalSelfAttention(nn.Module):
     nothing earlier, gets zero weights and a zero context.
     """
 
-    def __init__(self, score: Score | str, *, include_self: bool = False, **dims):
+    def __init__(self, score: Score | str, *, include_self: bool = False,
+                 **dims: int | float | None):
         super().__init__()
         if isinstance(score, str):  # keys default to the queries: one size
             dims.setdefault("key_dim", dims.get("query_dim"))
@@ -56,4 +57,5 @@ class CausalSelfAttention(nn.Module):
                     f"the sequence {tuple(keys.shape[:2])}"
                 )
             allowed = allowed & mask.unsqueeze(1)
-        return self.attention(queries, keys, values, allowed)
+        out: tuple[Tensor, Tensor] = self.attention(queries, keys, values, allowed)
+        return out

@@ -48,8 +48,8 @@ def window_dots(queries: Tensor, rows: Tensor, first: Tensor, width: int) -> Ten
             (batch * num_queries, batch * span), check_invariants=False,
         )
     # Only the sampled entries of Q K^T are computed: Tq * width * H multiply-adds.
-    dots = torch.sparse.sampled_addmm(pattern, queries.reshape(batch * num_queries, hidden),
-                                      rows.reshape(batch * span, hidden).T, beta=0.0)
+    dots: Tensor = torch.sparse.sampled_addmm(pattern, queries.reshape(batch * num_queries, hidden),
+                                              rows.reshape(batch * span, hidden).T, beta=0.0)
     dots = dots.values().view(batch, num_queries, width)  # slot j = row start + j
     shift = ((first - start).unsqueeze(-1) + slots).clamp(0, width - 1)  # back to first + j
     return dots.gather(-1, shift)
