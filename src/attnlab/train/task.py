@@ -94,8 +94,12 @@ class Task(Protocol):
         checkpoint; resuming or loading with a different signature is refused.
     """
 
-    model: nn.Module
-    sampler: SamplerLike
+    # Read-only here, so a task may hold a narrower type (a Seq2Seq, a BucketBatchSampler).
+    @property
+    def model(self) -> nn.Module: ...
+
+    @property
+    def sampler(self) -> SamplerLike: ...
 
     def make_batch(self, indices: list[int]) -> BatchLike: ...
 
