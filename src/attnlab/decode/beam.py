@@ -18,6 +18,7 @@ finished hypotheses (as in fairseq). With K = 1 this is greedy search.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Generic
 
 import torch
 from torch import Tensor
@@ -25,7 +26,7 @@ from torch import Tensor
 from attnlab.data import BOS_ID, EOS_ID
 
 from .common import evaluating, length_penalty, next_token_scores, step_limits
-from .protocol import Hypothesis, MaxLen, Searchable, SearchState
+from .protocol import Hypothesis, MaxLen, Searchable, State
 
 
 @dataclass
@@ -40,7 +41,7 @@ class _Finished:
 
 
 @dataclass
-class _Beams:
+class _Beams(Generic[State]):
     """The live search over N sentences still searching, K beams each; rows are n * K + k.
 
     sentence (N,) index in the input batch; limits (N,) output limits; done (N,) finished
@@ -57,10 +58,10 @@ class _Beams:
     scores: Tensor
     tokens: Tensor
     attention: Tensor | None
-    state: SearchState
+    state: State
 
     @classmethod
-    def start(cls, state: SearchState, limits: Tensor, beam_size: int) -> _Beams:
+    def start(cls, state: State, limits: Tensor, beam_size: int) -> _Beams[State]:
         """Repeat every sentence's state and memory K times; only beam 0 is live at first, so
         the first step does not propose the same extension K times."""
         batch = limits.shape[0]
@@ -78,7 +79,7 @@ class _Beams:
             (self.tokens.shape[0],), BOS_ID)
 
 
-def beam_search(model: Searchable, src: Tensor, src_mask: Tensor, *, beam_size: int,
+def beam_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, beam_size: int,
                 alpha: float = 1.0, max_len: MaxLen, n_best: int = 1) -> list[list[Hypothesis]]:
     """Beam search over src (B, S) / src_mask (B, S) -> per sentence its n_best hypotheses,
     best first by score = log_prob / ((5 + |Y|) / 6) ** alpha (GNMT, Wu et al. 2016).
@@ -95,14 +96,15 @@ def beam_search(model: Searchable, src: Tensor, src_mask: Tensor, *, beam_size: 
         finished: list[_Finished] = []
         for step in range(int(limits.max())):
             logits, weights, beams.state = model.step(beams.last_tokens(), beams.state)
-            beams = _advance(beams, next_token_scores(logits), weights, step + 1, finished)
-            if beams is None:
+            advanced = _advance(beams, next_token_scores(logits), weights, step + 1, finished)
+            if advanced is None:
                 break
+            beams = advanced
         return _collect(finished, src_mask, alpha, n_best)
 
 
-def _advance(beams: _Beams, scores: Tensor, weights: Tensor | None, length: int,
-             finished: list[_Finished]) -> _Beams | None:
+def _advance(beams: _Beams[State], scores: Tensor, weights: Tensor | None, length: int,
+             finished: list[_Finished]) -> _Beams[State] | None:
     """One search step from the step's log-probabilities (N*K, V) and attention (N*K, S):
     finish hypotheses into `finished`, pick the next beams, drop done sentences.
     Returns the new beams, or None when every sentence is done."""
@@ -145,7 +147,7 @@ def _advance(beams: _Beams, scores: Tensor, weights: Tensor | None, length: int,
     return beams
 
 
-def _finish(beams: _Beams, finish: Tensor, origin: Tensor, token: Tensor, top: Tensor,
+def _finish(beams: _Beams[State], finish: Tensor, origin: Tensor, token: Tensor, top: Tensor,
             weights: Tensor | None) -> _Finished:
     """The candidates where finish (N, C) is True, with their histories."""
     rows = origin[finish]  # (F,)

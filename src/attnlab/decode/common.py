@@ -7,11 +7,11 @@ import contextlib
 from collections.abc import Iterator
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
 from attnlab.data import BOS_ID, PAD_ID
 
-from .protocol import MaxLen
+from .protocol import MaxLen, Switchable
 
 
 def length_penalty(length: int | Tensor, alpha: float) -> float | Tensor:
@@ -51,7 +51,7 @@ def next_token_scores(logits: Tensor) -> Tensor:
 
 
 @contextlib.contextmanager
-def evaluating(model: nn.Module) -> Iterator[None]:
+def evaluating(model: Switchable) -> Iterator[None]:
     """Eval mode (no dropout, deterministic hard attention) and no autograd for the block; the
     model's training flag is restored afterwards, so validation inside training can decode."""
     was_training = model.training

@@ -8,10 +8,10 @@ from torch import Tensor
 from attnlab.data import BOS_ID, EOS_ID
 
 from .common import evaluating, length_penalty, next_token_scores, step_limits
-from .protocol import Hypothesis, MaxLen, Searchable
+from .protocol import Hypothesis, MaxLen, Searchable, State
 
 
-def greedy_search(model: Searchable, src: Tensor, src_mask: Tensor, *, max_len: MaxLen,
+def greedy_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, max_len: MaxLen,
                   alpha: float = 1.0) -> list[Hypothesis]:
     """Decode src (B, S) / src_mask (B, S) greedily -> one Hypothesis per sentence.
 
@@ -27,7 +27,7 @@ def greedy_search(model: Searchable, src: Tensor, src_mask: Tensor, *, max_len: 
         tokens = src.new_full((batch,), BOS_ID)
         running = torch.ones(batch, dtype=torch.bool, device=src.device)
         lengths = torch.zeros_like(limits)
-        log_prob = None
+        log_prob = torch.zeros(batch, device=src.device)  # (B,)
         outputs, weights = [], []
         for step in range(int(limits.max())):
             logits, attention, state = model.step(tokens, state)
@@ -35,7 +35,7 @@ def greedy_search(model: Searchable, src: Tensor, src_mask: Tensor, *, max_len: 
             tokens = scores.argmax(-1)
             gained = scores.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
             gained = torch.where(running, gained, 0.0)  # finished rows add nothing
-            log_prob = gained if log_prob is None else log_prob + gained
+            log_prob = log_prob + gained
             lengths += running
             running &= (tokens != EOS_ID) & (limits > step + 1)
             outputs.append(tokens)

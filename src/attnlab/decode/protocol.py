@@ -44,10 +44,19 @@ class SearchState(Protocol):
         ...
 
 
-class Searchable(Protocol[State]):
-    """A model search can run: eval()/train() switch dropout and sampling off and back on."""
+class Switchable(Protocol):
+    """A model with a training flag that eval()/train() switch (dropout, sampling): any
+    nn.Module."""
 
     training: bool
+
+    def eval(self) -> object: ...
+
+    def train(self, mode: bool = True) -> object: ...
+
+
+class Searchable(Switchable, Protocol[State]):
+    """A model search can run."""
 
     def start(self, source: Tensor, source_mask: Tensor) -> State:
         """Encode once: source (B, S, ...) with source_mask (B, S) bool -> the initial state."""
@@ -56,7 +65,3 @@ class Searchable(Protocol[State]):
     def step(self, tokens: Tensor, state: State) -> tuple[Tensor, Tensor | None, State]:
         """tokens (R,) -> logits (R, V), attention weights (R, S) or None, the next state."""
         ...
-
-    def eval(self) -> Searchable: ...
-
-    def train(self, mode: bool = True) -> Searchable: ...
