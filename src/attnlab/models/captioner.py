@@ -14,6 +14,7 @@ interface (start / step / DecoderState.reorder), so `attnlab.decode.beam_search`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 import torch.nn.functional as F
@@ -29,6 +30,7 @@ from attnlab.attention import (
 
 from .attention_layer import AttentionLayer
 from .decoder_base import DecoderState
+from .image_encoder import ImageEncoder
 
 
 @dataclass
@@ -97,10 +99,11 @@ class ShowAttendTellDecoder(nn.Module):
         # rnn as (layers, B, n) tensors, the layout DecoderState.reorder expects
         return DecoderState((hidden.unsqueeze(0), cell.unsqueeze(0)), None, memory)
 
-    def run(self, embedded: Tensor, state: DecoderState):
+    def run(self, embedded: Tensor,
+            state: DecoderState) -> tuple[Tensor, AttentionOutput, DecoderState]:
         """embedded (B, E) y_{t-1} -> features (B, E), AttentionOutput ((B, ...) fields), state."""
         hidden, cell = state.rnn[0][0], state.rnn[1][0]  # h_{t-1}, c_{t-1}: (B, n)
-        attended = self.attention(hidden, state.memory, state.step)  # alpha_t from h_{t-1}
+        attended: AttentionOutput = self.attention(hidden, state.memory, state.step)  # alpha_t
         context = attended.context  # (B, D)
         if self.gate is not None:
             context = torch.sigmoid(self.gate(hidden)) * context  # z_t = beta_t * phi
@@ -110,10 +113,12 @@ class ShowAttendTellDecoder(nn.Module):
                                  state.step + 1)
         return features, attended, new_state
 
-    def step(self, tokens: Tensor, state: DecoderState):
+    def step(self, tokens: Tensor,
+             state: DecoderState) -> tuple[Tensor, Tensor, DecoderState]:
         """One step for search: tokens (B,) -> logits (B, V), alpha (B, L), new state."""
         features, attended, state = self.run(self.embedding(tokens), state)
-        return self.out(self.dropout(features)), attended.weights, state
+        logits: Tensor = self.out(self.dropout(features))
+        return logits, attended.weights, state
 
     def forward(self, tgt_in: Tensor, annotations: Tensor) -> CaptionOutput:
         """Teacher forcing: tgt_in (B, T) = BOS + caption -> CaptionOutput."""
@@ -139,7 +144,7 @@ class Captioner(nn.Module):
     moving-average baseline; otherwise the NLL plus `doubly_stochastic` times the penalty.
     """
 
-    def __init__(self, encoder: nn.Module, decoder: ShowAttendTellDecoder, *,
+    def __init__(self, encoder: ImageEncoder, decoder: ShowAttendTellDecoder, *,
                  reinforce: ReinforceWeights | None = None, doubly_stochastic: float = 0.0):
         super().__init__()
         self.encoder, self.decoder = encoder, decoder
@@ -152,7 +157,8 @@ class Captioner(nn.Module):
 
     def encode(self, images: Tensor) -> Tensor:
         """images (B, 3, H, W) -> annotations (B, L, D)."""
-        return self.encoder(images)
+        annotations: Tensor = self.encoder(images)
+        return annotations
 
     def start(self, images: Tensor, mask: Tensor) -> DecoderState:
         """Encode once and start decoding (attnlab.decode.Searchable); mask (B, L) the
@@ -165,7 +171,8 @@ class Captioner(nn.Module):
         return self.decoder.step(tokens, state)
 
     def forward(self, images: Tensor, tgt_in: Tensor) -> CaptionOutput:
-        return self.decoder(tgt_in, self.encode(images))
+        out: CaptionOutput = self.decoder(tgt_in, self.encode(images))
+        return out
 
     def loss(self, out: CaptionOutput, tgt_out: Tensor, tgt_mask: Tensor) -> CaptionLoss:
         """The training loss of `out` against tgt_out / tgt_mask (B, T), per target token.
@@ -178,7 +185,8 @@ class Captioner(nn.Module):
         token_nll = token_nll * tgt_mask  # (B, T)
         tokens = int(tgt_mask.sum())
         penalty = torch.zeros(())
-        if self.baseline is not None and self.training:
+        if self.baseline is not None and self.reinforce is not None and self.training:
+            assert out.hard_log_prob is not None and out.hard_entropy is not None  # hard: set
             per_caption = sequence_reinforce_loss(
                 token_nll, tgt_mask, out.hard_log_prob, out.hard_entropy, self.baseline,
                 self.reinforce).loss
@@ -192,7 +200,7 @@ class Captioner(nn.Module):
         return CaptionLoss(loss, nll_sum, tokens, float(penalty.detach()))
 
 
-def set_hard_decoding(model: Captioner, mode: str) -> None:
+def set_hard_decoding(model: Captioner, mode: Literal["expectation", "argmax"]) -> None:
     """How a hard-attention model reads in eval mode: "expectation" (the soft expectation, as
     in Xu et al.'s code) or "argmax" (only the most likely location). Soft models ignore it."""
     mechanism = model.decoder.attention.mechanism

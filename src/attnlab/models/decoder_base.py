@@ -72,7 +72,9 @@ class OutputLayer(nn.Module):
         self.bias = nn.Parameter(torch.zeros(vocab_size)) if embedding is not None else None
 
     def forward(self, features: Tensor) -> Tensor:
-        if self.tied is not None:
-            return features @ self.tied.weight.t() + self.bias
-        return self.proj(features)
+        if self.proj is not None:
+            logits: Tensor = self.proj(features)
+            return logits
+        assert self.tied is not None and self.bias is not None  # set together (__init__)
+        return features @ self.tied.weight.t() + self.bias
 

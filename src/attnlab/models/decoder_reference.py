@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from attnlab.attention import HardAttention, LocalAttention
+from attnlab.attention import HardAttention, LocalAttention, Mechanism
 from attnlab.attention.reference import attend_loop, local_loop
 
 from .decoder_base import OutputLayer
@@ -25,7 +25,7 @@ from .encoder import EncoderOutput
 Layers = list[tuple[Tensor, ...]]  # per RNN layer: (h,) for a GRU, (h, c) for an LSTM, each (H,)
 
 
-def gru_cell(rnn: nn.GRU, layer: int, x: Tensor, h: Tensor) -> Tensor:
+def gru_cell(rnn: nn.RNNBase, layer: int, x: Tensor, h: Tensor) -> Tensor:
     """One GRU step (torch.nn.GRU docs): x (I,), h (H,) -> h' (H,).
 
     r = sigmoid(W_ir x + b_ir + W_hr h + b_hr);  z = sigmoid(W_iz x + b_iz + W_hz h + b_hz)
@@ -61,7 +61,7 @@ def lstm_cell(rnn: nn.LSTM, layer: int, x: Tensor, h: Tensor, c: Tensor) -> tupl
 
 def rnn_step(rnn: nn.RNNBase, x: Tensor, state: Layers) -> Layers:
     """A stacked GRU/LSTM step: layer k reads layer k-1's new h (layer 0 reads x (I,))."""
-    new_state = []
+    new_state: Layers = []
     for layer, parts in enumerate(state):
         if isinstance(rnn, nn.LSTM):
             new_state.append(lstm_cell(rnn, layer, x, *parts))
@@ -93,12 +93,13 @@ def embed(embedding: nn.Embedding, token: int) -> Tensor:
 
 def output_logits(output: OutputLayer, feature: Tensor) -> Tensor:
     """feature (F,) -> logits (V,): W_o feature + b_o, or E feature + b with tied embeddings."""
-    if output.tied is not None:
-        return output.tied.weight @ feature + output.bias
-    return output.proj.weight @ feature + output.proj.bias
+    if output.proj is not None:
+        return output.proj.weight @ feature + output.proj.bias
+    assert output.tied is not None and output.bias is not None  # set together (OutputLayer)
+    return output.tied.weight @ feature + output.bias
 
 
-def attend_one(mechanism: nn.Module, query: Tensor, keys: Tensor, t: int) -> tuple[Tensor, Tensor]:
+def attend_one(mechanism: Mechanism, query: Tensor, keys: Tensor, t: int) -> tuple[Tensor, Tensor]:
     """alpha_t and c_t = sum_i alpha_{t,i} h_i for target step t (0-based).
 
     query (Dq,); keys (n, D) one sentence's real annotations -> context (D,), weights (n,).

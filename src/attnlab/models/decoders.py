@@ -34,8 +34,14 @@ class Bridge(nn.Module):
         return (h, torch.zeros_like(h)) if self.is_lstm else (h,)
 
 
+# what `run` returns: features (B, T, F), the attention of every step (or None), the new state
+Run = tuple[Tensor, AttentionOutput | None, DecoderState]
+
+
 class RecurrentDecoder(nn.Module):
     """Embedding + subclass-specific recurrence + output layer."""
+
+    output: OutputLayer
 
     def __init__(self, vocab_size: int, embedding_dim: int, dropout: float, pad_id: int):
         super().__init__()
@@ -45,7 +51,7 @@ class RecurrentDecoder(nn.Module):
     def start(self, encoded: EncoderOutput) -> DecoderState:
         raise NotImplementedError
 
-    def run(self, embedded: Tensor, state: DecoderState):
+    def run(self, embedded: Tensor, state: DecoderState) -> Run:
         raise NotImplementedError
 
     def forward(self, tgt_in: Tensor, encoded: EncoderOutput, tgt_mask: Tensor) -> DecoderOutput:
@@ -94,7 +100,8 @@ class PlainDecoder(RecurrentDecoder):
     def start(self, encoded: EncoderOutput) -> DecoderState:
         return DecoderState(self.bridge(encoded.summary), encoded.summary, None)
 
-    def run(self, embedded: Tensor, state: DecoderState):
+    def run(self, embedded: Tensor, state: DecoderState) -> Run:
+        assert state.feed is not None  # the source summary c, which `start` puts there
         summary = state.feed.unsqueeze(1).expand(-1, embedded.shape[1], -1)  # (B, T, D)
         outputs, rnn_state = run_rnn(self.rnn, torch.cat([embedded, summary], -1), state.rnn)
         features = torch.tanh(self.readout(torch.cat([outputs, embedded, summary], -1)))
@@ -123,11 +130,13 @@ class BahdanauDecoder(RecurrentDecoder):
         memory = self.attention.memory(encoded.annotations, encoded.mask)
         return DecoderState(self.bridge(backward_first), None, memory)
 
-    def run(self, embedded: Tensor, state: DecoderState):
-        rnn_state, outputs, steps = state.rnn, [], []
+    def run(self, embedded: Tensor, state: DecoderState) -> Run:
+        rnn_state = state.rnn
+        outputs: list[Tensor] = []  # s_t, (B, 1, H) each
+        steps: list[AttentionOutput] = []
         for t in range(embedded.shape[1]):
             query = top_layer(rnn_state).unsqueeze(1)  # s_{t-1}: (B, 1, H)
-            attended = self.attention(query, state.memory, state.step + t)  # c_t: (B, 1, Dk)
+            attended: AttentionOutput = self.attention(query, state.memory, state.step + t)  # c_t
             x = torch.cat([embedded[:, t : t + 1], attended.context], -1)
             output, rnn_state = run_rnn(self.rnn, x, rnn_state)  # s_t: (B, 1, H)
             outputs.append(output)
@@ -164,19 +173,23 @@ class LuongDecoder(RecurrentDecoder):
             feed = encoded.annotations.new_zeros(encoded.annotations.shape[0], self.output_dim)
         return DecoderState(self.bridge(encoded.summary), feed, memory)
 
-    def attentional(self, hidden: Tensor, state: DecoderState, step: int):
+    def attentional(self, hidden: Tensor, state: DecoderState,
+                    step: int) -> tuple[Tensor, AttentionOutput]:
         """hidden (B, T, H) -> h~ (B, T, F) and the AttentionOutput."""
-        attended = self.attention(hidden, state.memory, step)
+        attended: AttentionOutput = self.attention(hidden, state.memory, step)
         return torch.tanh(self.combine(torch.cat([attended.context, hidden], -1))), attended
 
-    def run(self, embedded: Tensor, state: DecoderState):
+    def run(self, embedded: Tensor, state: DecoderState) -> Run:
         length = embedded.shape[1]
         if not self.input_feeding:  # the fast path: one fused RNN call, one attention call
             hidden, rnn_state = run_rnn(self.rnn, embedded, state.rnn)  # (B, T, H)
             features, attention = self.attentional(hidden, state, state.step)
             return features, attention, DecoderState(rnn_state, None, state.memory,
                                                      state.step + length)
-        rnn_state, feed, outputs, steps = state.rnn, state.feed, [], []
+        rnn_state, feed = state.rnn, state.feed
+        assert feed is not None  # h~_0 = 0, which `start` puts there
+        outputs: list[Tensor] = []  # h~_t, (B, 1, F) each
+        steps: list[AttentionOutput] = []
         for t in range(length):
             x = torch.cat([embedded[:, t : t + 1], feed.unsqueeze(1)], -1)
             hidden, rnn_state = run_rnn(self.rnn, x, rnn_state)  # h_t: (B, 1, H)

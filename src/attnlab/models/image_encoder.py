@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 
 import torch
 from torch import Tensor, nn
@@ -116,6 +117,9 @@ class ResNetEncoder(nn.Module):
         return flatten_locations(self.body(images), self.positions)
 
 
+ImageEncoder = ConvEncoder | ResNetEncoder  # what a Captioner reads images with
+
+
 @torch.no_grad()
 def refresh_batch_norm(encoder: nn.Module, batches: Iterable[Tensor]) -> None:
     """Re-estimate the running statistics of the trainable batch-norm layers as plain averages
@@ -138,10 +142,11 @@ def refresh_batch_norm(encoder: nn.Module, batches: Iterable[Tensor]) -> None:
         norm.momentum = momentum
 
 
-def _torchvision_models():
+def _torchvision_models() -> ModuleType:
     try:
         import torchvision.models
     except ImportError:
         raise ConfigError("model.encoder.kind=resnet needs torchvision, which is not "
                           "installed (pip install torchvision); or use kind: cnn") from None
-    return torchvision.models
+    models: ModuleType = torchvision.models
+    return models

@@ -32,6 +32,8 @@ from .encoder import EncoderOutput
 from .lstmn_fused import FusedAdditiveLSTMN
 from .rnn import State
 
+ScoreOptions = dict[str, int | float | None]  # a score's other sizes (ScoreDims' fields)
+
 
 @dataclass
 class LSTMNOutput:
@@ -45,7 +47,7 @@ class LSTMNOutput:
 
 
 def intra_attention(score: str, input_dim: int, hidden_dim: int,
-                    options: dict) -> tuple[Attention, nn.Linear | None]:
+                    options: ScoreOptions) -> tuple[Attention, nn.Linear | None]:
     """Attention with query [x_t; h~_{t-1}] (D + H) over keys h_i (H); `options` are the
     score's other sizes (hidden_dim, max_len, sharpness: see attnlab.attention.ScoreDims).
 
@@ -68,7 +70,7 @@ class LSTMNLayer(nn.Module):
     compute the same function."""
 
     def __init__(self, input_dim: int, hidden_dim: int, score: str = "additive",
-                 options: dict | None = None, *, fused: bool = True):
+                 options: ScoreOptions | None = None, *, fused: bool = True):
         super().__init__()
         self.hidden_dim = hidden_dim
         self.fused = fused
@@ -93,17 +95,18 @@ class LSTMNLayer(nn.Module):
         if length == 0:
             return inputs.new_zeros(batch, 0, self.hidden_dim), inputs.new_zeros(batch, 0, 0), \
                 (inputs.new_zeros(batch, self.hidden_dim),) * 2
-        if self.fused and isinstance(self.attention.score, Additive) and self.query_proj is None:
-            return self.forward_fused(inputs, mask)
+        score = self.attention.score
+        if self.fused and isinstance(score, Additive) and self.query_proj is None:
+            return self.forward_fused(inputs, mask, score)
         return self.forward_stepwise(inputs, mask)
 
-    def forward_fused(self, inputs: Tensor, mask: Tensor) -> tuple[Tensor, Tensor, State]:
+    def forward_fused(self, inputs: Tensor, mask: Tensor,
+                      score: Additive) -> tuple[Tensor, Tensor, State]:
         """The additive layer as one autograd node; the input-side products for all positions
         at once here, outside it."""
-        score = self.attention.score
         w_query = score.query_proj.weight  # (K, D + H): [W_qx | W_qh] over [x_t; h~_{t-1}]
         width = inputs.shape[-1]
-        tape, weights = FusedAdditiveLSTMN.apply(
+        tape, weights = FusedAdditiveLSTMN.apply(  # type: ignore[no-untyped-call]  # untyped in torch
             self.input_gates(inputs),  # (B, T, 4H)
             inputs @ w_query[:, :width].t(),  # (B, T, K)
             mask, self.summary_gates.weight, w_query[:, width:], score.key_proj.weight,
@@ -125,7 +128,10 @@ class LSTMNLayer(nn.Module):
         h_summary, last_h, last_c = zeros, zeros, zeros
         # Python lists, concatenated per step: writing into a preallocated tape in place would
         # invalidate the slices earlier steps saved for backward.
-        tape, projected, outputs, rows = [], [], [], []
+        tape: list[Tensor] = []  # (B, 1, 2H) per position
+        projected: list[Tensor] = []  # (B, 1, K) per position
+        outputs: list[Tensor] = []
+        rows: list[Tensor] = []
         for t in range(length):
             real = mask[:, t : t + 1]  # (B, 1)
             if t == 0:
@@ -207,16 +213,19 @@ class LSTMNEncoder(nn.Module):
 
     def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int, *, layers: int = 1,
                  dropout: float = 0.0, score: str = "additive", pad_id: int = 0,
-                 **score_options):
+                 attention_dim: int | None = None, max_len: int | None = None,
+                 sharpness: float | None = None):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_id)
         self.dropout = nn.Dropout(dropout)
         self.lstmn = LSTMN(embedding_dim, hidden_dim, layers=layers, dropout=dropout,
-                           score=score, **score_options)
+                           score=score, attention_dim=attention_dim, max_len=max_len,
+                           sharpness=sharpness)
         self.output_dim = hidden_dim
 
     def read(self, src: Tensor, src_mask: Tensor) -> LSTMNOutput:
-        return self.lstmn(self.dropout(self.embedding(src)), src_mask)
+        out: LSTMNOutput = self.lstmn(self.dropout(self.embedding(src)), src_mask)
+        return out
 
     def forward(self, src: Tensor, src_mask: Tensor) -> EncoderOutput:
         out = self.read(src, src_mask)

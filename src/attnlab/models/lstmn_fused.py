@@ -22,7 +22,10 @@ values and float64 gradients.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
+from torch import Tensor
 from torch.autograd.function import once_differentiable
 
 from attnlab.attention.core import masked_softmax
@@ -36,7 +39,8 @@ class FusedAdditiveLSTMN(torch.autograd.Function):
     The caller masks the outputs; gradients flow to every input but the mask."""
 
     @staticmethod
-    def forward(ctx, gx, qx, mask, w_summary, w_query_h, w_key, v):
+    def forward(ctx: Any, gx: Tensor, qx: Tensor, mask: Tensor, w_summary: Tensor,
+                w_query_h: Tensor, w_key: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
         batch, length, four_h = gx.shape
         hidden, key_dim = four_h // 4, qx.shape[-1]
         tape = gx.new_zeros(batch, length, 2 * hidden)  # [h_t; c_t]
@@ -88,7 +92,7 @@ class FusedAdditiveLSTMN(torch.autograd.Function):
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, d_tape, d_weights):
+    def backward(ctx: Any, d_tape: Tensor, d_weights: Tensor) -> tuple[Tensor | None, ...]:
         (mask, w_summary, w_query_h, w_key, v, tape, summaries, previous, gates,
          weights) = ctx.saved_tensors
         hiddens = ctx.hiddens

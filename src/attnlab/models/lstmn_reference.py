@@ -8,6 +8,8 @@ Dropout is not modelled: compare with the module in eval mode.
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import Tensor
 
@@ -28,7 +30,9 @@ def layer_loop(layer: LSTMNLayer, xs: list[Tensor], positions: list[int]
     # W [h~_t; x_t] + b as one matrix, as the paper writes it: W = [W_h~ | W_x].
     w = torch.cat([layer.summary_gates.weight, layer.input_gates.weight], dim=1)  # (4H, H + D)
     b = layer.input_gates.bias
-    hs, cs, weights = [], [], {}
+    hs: list[Tensor] = []
+    cs: list[Tensor] = []
+    weights: dict[tuple[int, int], Tensor] = {}
     for t, x in enumerate(xs):
         if t == 0:  # the tape is empty: h~_1 = c~_1 = 0
             h_tilde, c_tilde = x.new_zeros(size), x.new_zeros(size)
@@ -41,8 +45,8 @@ def layer_loop(layer: LSTMNLayer, xs: list[Tensor], positions: list[int]
                 keys[positions[i]] = hs[i]
             at = alignment(layer.attention.score, query, keys, positions[:t])
             s = [at[positions[i]] for i in range(t)]  # s_i^t
-            h_tilde = sum(s[i] * hs[i] for i in range(t))
-            c_tilde = sum(s[i] * cs[i] for i in range(t))
+            h_tilde = sum((s[i] * hs[i] for i in range(t)), x.new_zeros(size))
+            c_tilde = sum((s[i] * cs[i] for i in range(t)), x.new_zeros(size))
             weights.update({(t, i): s[i] for i in range(t)})
         z = w @ torch.cat([h_tilde, x]) + b
         i_gate = torch.sigmoid(z[:size])
@@ -55,7 +59,8 @@ def layer_loop(layer: LSTMNLayer, xs: list[Tensor], positions: list[int]
     return hs, cs, weights
 
 
-def lstmn_loop(lstmn: LSTMN, inputs: Tensor, mask: Tensor | None = None):
+def lstmn_loop(lstmn: LSTMN, inputs: Tensor, mask: Tensor | None = None
+               ) -> tuple[Tensor, Tensor, tuple[Tensor, Tensor]]:
     """inputs (B, T, D), mask (B, T) bool -> outputs (B, T, H), weights (L, B, T, T),
     (h, c) each (L, B, H) at the last real token; zeros wherever the mask is False."""
     batch, length, _ = inputs.shape
@@ -70,7 +75,8 @@ def lstmn_loop(lstmn: LSTMN, inputs: Tensor, mask: Tensor | None = None):
         real = [t for t in range(length) if mask[b, t]]
         xs = [inputs[b, t] for t in real]
         for n, layer in enumerate(lstmn.layers):
-            hs, cs, layer_weights = layer_loop(layer, xs, real)
+            # (nn.ModuleList is not generic: its items are typed as plain modules)
+            hs, cs, layer_weights = layer_loop(cast(LSTMNLayer, layer), xs, real)
             for (t, i), s in layer_weights.items():
                 weights[n, b, real[t], real[i]] = s
             if hs:

@@ -38,7 +38,8 @@ class Seq2Seq(nn.Module):
         self.baseline = MovingAverageBaseline() if reinforce is not None else None
 
     def encode(self, src: Tensor, src_mask: Tensor) -> EncoderOutput:
-        return self.encoder(src, src_mask)
+        encoded: EncoderOutput = self.encoder(src, src_mask)
+        return encoded
 
     def start(self, src: Tensor, src_mask: Tensor) -> DecoderState:
         """Encode once and start decoding (attnlab.decode.Searchable)."""
@@ -74,11 +75,12 @@ class Seq2Seq(nn.Module):
         nll = -log_probs.gather(1, tgt_out[tgt_mask].unsqueeze(1)).squeeze(1)  # (N,)
         tokens = nll.shape[0]
         nll_sum = float(nll.detach().sum())
-        if self.reinforce is None or not self.training:
+        if self.reinforce is None or self.baseline is None or not self.training:
             # label smoothing as in F.cross_entropy: (1 - eps) NLL + eps * mean_c(-log p_c)
             smoothing = -log_probs.mean(-1) if label_smoothing else 0.0
             smoothed = ((1 - label_smoothing) * nll + label_smoothing * smoothing).sum()
             return TranslationLoss(smoothed / max(tokens, 1), nll_sum, tokens)
+        assert out.hard_log_prob is not None and out.hard_entropy is not None  # hard: set
         token_nll = torch.zeros_like(tgt_mask, dtype=nll.dtype).masked_scatter(tgt_mask, nll)
         terms = sequence_reinforce_loss(token_nll, tgt_mask, out.hard_log_prob,
                                         out.hard_entropy, self.baseline, self.reinforce)
