@@ -24,7 +24,7 @@ def fast_tanh(x: Tensor) -> Tensor:
     The same function as torch.tanh, faster on this CPU build (x86-64 AVX-512, torch 2.13 CPU):
     torch.tanh takes 2.5x as long at (64, 256), 3.6x at (64, 512), 5.3x at (64, 20, 256) and
     5.5x at (64, 30, 512) (float32, one thread, forward, medians of 500 calls, the same in
-    repeated runs of `python benchmarks/attention.py --only tanh` on an idle machine).
+    repeated runs of `python benchmarks/attention.py --only tanh` on a lightly loaded machine).
     """
     out: Tensor = _FastTanh.apply(x)  # type: ignore[no-untyped-call]  # torch leaves apply untyped
     return out
