@@ -25,7 +25,7 @@ def evaluate(capsys, *args):
 def test_dates_scores_buckets_and_aer(dates_run, dates_data, tmp_path, capsys):
     plot, results = tmp_path / "buckets.png", tmp_path / "results.json"
     out = evaluate(capsys, "--run", dates_run, "--src", dates_data / "test.src", "--ref",
-                   dates_data / "test.tgt", "--bucket-plot", plot, "--json", results,
+                   dates_data / "test.tgt", "--bucket-plot", plot, "--output", results,
                    "--buckets", "0,2,4")
     assert "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:" in out  # BLEU signature
     assert "chrF" in out and "case:lc" in out

@@ -120,7 +120,7 @@ def test_plot_help_points_to_the_reading_figure(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["plot", "--help"])
     assert exit_info.value.code == 0
-    assert "attnlab lm plot --run DIR SENTENCE" in capsys.readouterr().out
+    assert "attnlab lm plot --run DIR SENTENCE" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize(("argv", "error"), [

@@ -74,7 +74,7 @@ def here(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("changes, message", [
     ({"tsak": "lm"}, "unknown key 'tsak'; did you mean 'task'?"),
-    ({"task": "parsing"}, "task must be one of translation, lm, captioning"),
+    ({"task": "parsing"}, "task must be one of translation, captioning, lm"),
     ({"members": []}, "members must be a non-empty list"),
     ({"members": [{"name": "a", "config": "nowhere.yaml"}]}, "member 1 (a): config not found"),
     ({"members": [{"name": "a", "config": "../configs/dates-bahdanau.yaml", "sett": {}}]},

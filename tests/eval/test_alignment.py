@@ -14,7 +14,7 @@ from attnlab.eval import (
     aer,
     alignment_from_attention,
     merge_subwords,
-    read_pharaoh,
+    read_links,
     word_ids_from_pieces,
 )
 
@@ -66,25 +66,25 @@ def test_aer_is_a_rate_and_sure_gold_scores_zero(predicted, sure, extra):
     assert aer([sure], [gold]) == 0.0
 
 
-def test_read_pharaoh_sure_possible_and_indexing():
-    zero = read_pharaoh(["0-0 1p2 1-1", "", "3-4 "])
+def test_read_links_sure_possible_and_indexing():
+    zero = read_links(["0-0 1p2 1-1", "", "3-4 "])
     assert zero[0] == GOLD and zero[1] == AlignmentSet(set(), set())
     assert zero[2].sure == {(3, 4)}
-    one = read_pharaoh(["1-1 2p3 2-2"], one_indexed=True)
+    one = read_links(["1-1 2p3 2-2"], one_indexed=True)
     assert one == [GOLD]
 
 
-def test_read_pharaoh_errors_name_file_and_line(tmp_path):
+def test_read_links_errors_name_file_and_line(tmp_path):
     path = tmp_path / "bad.talp"
     path.write_text("1-1 2-2\n3x4\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"bad\.talp line 2: cannot read '3x4'"):
-        read_pharaoh(path)
+        read_links(path)
     with pytest.raises(DataError, match="<lines> line 1: link '0-1' has index 0"):
-        read_pharaoh(["0-1"], one_indexed=True)
+        read_links(["0-1"], one_indexed=True)
     with pytest.raises(DataError, match="cannot read '-1-2'"):
-        read_pharaoh(["-1-2"])
+        read_links(["-1-2"])
     with pytest.raises(DataError, match="cannot read alignment file"):
-        read_pharaoh(tmp_path / "missing.talp")
+        read_links(tmp_path / "missing.talp")
 
 
 @pytest.mark.skipif(
@@ -92,7 +92,7 @@ def test_read_pharaoh_errors_name_file_and_line(tmp_path):
     reason=f"no RWTH gold alignments in {RWTH} (set ATTNLAB_DATA to the shared data folder)",
 )
 def test_rwth_gold_file_reads_in_de_en_orientation():
-    gold = read_pharaoh(RWTH / "deen.talp", one_indexed=True)
+    gold = read_links(RWTH / "deen.talp", one_indexed=True)
     assert len(gold) == 508
     assert sum(len(s.sure) for s in gold) > 0
     assert sum(len(s.possible - s.sure) for s in gold) > 0

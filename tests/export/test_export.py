@@ -182,23 +182,3 @@ def test_changed_weights_in_a_model_directory_are_refused(dates_run, exported, t
     assert code == 2 and f"{weights} is not the file checkpoint" in err
     code, _, err = cli(capsys, "evaluate", "--run", model)
     assert code == 2 and "is not the file checkpoint" in err
-
-
-def test_a_checkpoint_written_before_hashes_is_exported_with_them(dates_run, tmp_path):
-    old = tmp_path / "old"
-    shutil.copytree(dates_run, old)
-    meta_file = old / "best/meta.json"
-    meta = json.loads(meta_file.read_text())
-    del meta["files"]
-    meta_file.write_text(json.dumps({**meta, "format_version": 1}))
-    model = export_model(old, tmp_path / "m").path
-    recorded = RunDir(model).read_meta("best")
-    assert recorded["format_version"] == 2
-    assert recorded["files"]["model.safetensors"] == \
-        RunDir(dates_run).read_meta("best")["files"]["model.safetensors"]
-    weights = model / "best/model.safetensors"
-    data = bytearray(weights.read_bytes())
-    data[-1] ^= 1
-    weights.write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match="is not the file checkpoint"):
-        load_run(model)

@@ -229,10 +229,10 @@ def test_shipped_configs_have_equal_parameter_budgets():
     assert abs(counts["lstmn"] - counts["lstm"]) / counts["lstmn"] < 0.005
 
 
-def test_plot_self_attention_command(lstmn_run, tmp_path):
+def test_lm_plot_command(lstmn_run, tmp_path):
     run, _ = lstmn_run
     output = tmp_path / "seed-figure.png"
-    assert main(["plot", "self-attention", "--run", str(run), "the dog sees the cat .",
+    assert main(["lm", "plot", "--run", str(run), "the dog sees the cat .",
                  "--output", str(output)]) == 0
     with Image.open(output) as image:
         assert image.format == "PNG" and image.width > 100

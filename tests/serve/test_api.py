@@ -52,9 +52,9 @@ def test_runs_lists_every_run_with_task_mechanism_and_config(client, runs):
     listed = {run["name"]: run for run in client.get("/api/runs").json()}
     assert list(listed) == list(runs)
     assert {name: (run["task"], run["mechanism"]) for name, run in listed.items()} == {
-        "dates": ("translation", "bahdanau / additive"),
+        "dates": ("translation", "bahdanau / additive, global"),
         "plain": ("translation", "none (no attention)"),
-        "shapes": ("captioning", "soft attention"),
+        "shapes": ("captioning", "soft attention (additive, global)"),
         "lstmn": ("lm", "lstmn / additive")}
     assert listed["dates"]["config"]["data"]["vocab"] == "char"
     assert listed["dates"]["config"]["model"]["decoder"]["kind"] == "bahdanau"

@@ -12,6 +12,7 @@ from toy_task import ToyModel, parameters
 
 from attnlab.errors import CheckpointError, WriteError
 from attnlab.train import RunDir, checkpoint
+from attnlab.train.identity import sha256_of
 
 SIGNATURE = {"model": "ToyModel", "dim": 8, "vocab_size": 11}
 
@@ -91,16 +92,14 @@ def test_config_round_trip(tmp_path):
     assert sorted(p.name for p in run_dir.path.iterdir()) == ["config.json"]
 
 
-def test_keys_added_later_with_an_off_default_still_match(tmp_path):
-    # A run written before a config key existed loads when the new key is off (None / False),
-    # and is refused when the new key is on, or when it is 0 (not the same as False).
+def test_a_key_the_saved_signature_lacks_is_a_difference(tmp_path):
+    # No leniency for keys the saved side lacks: format upgrades (train/formats.py) say
+    # exactly what an older run means instead.
     run_dir = RunDir(tmp_path)
     save(run_dir, model())
-    for off in (None, False):
-        run_dir.load_checkpoint("last", model(), {**SIGNATURE, "window": off})
-    for on in (True, 0, 3):
+    for value in (None, False, 0, 3):
         with pytest.raises(CheckpointError, match=r"signature\.window is '<absent>' there"):
-            run_dir.load_checkpoint("last", model(), {**SIGNATURE, "window": on})
+            run_dir.load_checkpoint("last", model(), {**SIGNATURE, "window": value})
 
 
 def test_meta_records_the_sha256_of_each_file(tmp_path):
@@ -136,16 +135,16 @@ def test_a_training_state_put_into_best_is_refused(tmp_path):
         run_dir.load_checkpoint("best", model())
 
 
-def test_checkpoints_written_before_the_hashes_still_load(tmp_path):
-    run_dir, source = RunDir(tmp_path), model(seed=0)
-    meta_path = save(run_dir, source, step=4) / "meta.json"
+def test_checkpoints_written_before_the_hashes_are_refused(tmp_path):
+    run_dir = RunDir(tmp_path)
+    meta_path = save(run_dir, model(), step=4) / "meta.json"
     meta = json.loads(meta_path.read_text())
     del meta["files"]
     meta["format_version"] = 1
     meta_path.write_text(json.dumps(meta))
-    target = model(seed=1)
-    assert run_dir.load_checkpoint("last", target).training_state["step"] == 4
-    assert torch.equal(target.hidden.weight, source.hidden.weight)
+    with pytest.raises(CheckpointError, match=r"last is in run format 1; this attnlab reads "
+                                              r"formats 2 to 3"):
+        run_dir.load_checkpoint("last", model())
 
 
 @pytest.mark.parametrize("failing", ["model.safetensors", "training_state.pt", "meta.json"])
@@ -210,7 +209,8 @@ def test_garbage_training_state_is_one_sentence(tmp_path, content):
     with pytest.raises(CheckpointError, match=r"training_state\.pt is not the file"):
         run_dir.load_checkpoint("last", model())
     meta = json.loads(meta_path.read_text())
-    del meta["files"]   # a checkpoint from before the hashes: torch.load itself refuses
+    state = meta["files"]["training_state.pt"]  # recorded as it is now: torch.load refuses
+    state["sha256"] = sha256_of(tmp_path / "last" / "training_state.pt")
     meta_path.write_text(json.dumps(meta))
     with pytest.raises(CheckpointError) as error:
         run_dir.load_checkpoint("last", model())

@@ -11,6 +11,7 @@ from toy_task import ToyTask
 
 from attnlab.errors import CheckpointError
 from attnlab.train import RunDir, TrainConfig, train
+from attnlab.train.identity import sha256_of
 from attnlab.train.state import check_optimizer_state
 
 PATH = Path("runs/x/last/training_state.pt")
@@ -23,10 +24,16 @@ def config(**changes) -> TrainConfig:
 
 
 def without_hashes(run: Path) -> None:
-    """Make `run/last` look written before meta.json recorded hashes (nothing to compare)."""
-    meta_path = run / "last" / "meta.json"
+    """Make meta.json of `run/last` record the files as they are now, so the hashes cannot
+    catch a swapped file (a state copied in with a meta.json rewritten to match)."""
+    rehash(run / "last")
+
+
+def rehash(checkpoint: Path) -> None:
+    meta_path = checkpoint / "meta.json"
     meta = json.loads(meta_path.read_text())
-    meta.pop("files")
+    for name, entry in meta["files"].items():
+        entry["sha256"] = sha256_of(checkpoint / name)
     meta_path.write_text(json.dumps(meta))
 
 

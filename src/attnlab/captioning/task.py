@@ -122,7 +122,8 @@ class CaptionTask:
 
     def loss(self, model: nn.Module, batch: CaptionBatch) -> LossOutput:
         out = model(batch.images, batch.tgt_in)
-        result = unwrap(model).loss(out, batch.tgt_out, batch.tgt_mask)
+        captioner = cast(Captioner, unwrap(model))
+        result = captioner.loss(out, batch.tgt_out, batch.tgt_mask)
         return LossOutput(result.loss, result.nll_sum, result.tokens)
 
     def refresh_statistics(self, model: Captioner) -> None:

@@ -54,9 +54,9 @@ def shown_config(config: Mapping, names: PathNames) -> dict:
 
 
 def run_title(run: TrainedRun) -> str:
-    """'bahdanau: Bahdanau additive attention, bi-GRU 2x128 -> GRU 256, Multi30k de-en'."""
-    name = run.directory.resolve().name or "run"
-    return f"{name}: {model_words(run.config)}, {data_words(run.config)}"
+    """'Bahdanau attention (additive, global), bi-GRU 2x128 -> GRU 256, Multi30k de-en': what
+    the run is, never its folder's name (`runs/demo/run` is no description)."""
+    return f"{model_words(run.config)}, {data_words(run.config)}"
 
 
 def model_words(config: RunConfig) -> str:

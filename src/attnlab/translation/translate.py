@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -95,7 +95,8 @@ def _translate_pool(search: Callable, vocabs: Vocabularies, sentences: list[str]
         found = search(batch.src.to(device), batch.src_mask.to(device), n_best=n_best)
         for index, hypotheses in zip(chunk, found, strict=True):
             best, *others = (_result(vocabs, sentences[index], h) for h in hypotheses)
-            results[index] = replace(best, alternatives=others)
+            best.alternatives = others   # set, not replace(): that would read (merge) words
+            results[index] = best
         tick(len(chunk))
     return [result for result in results if result is not None]
 

@@ -90,7 +90,7 @@ def _check_members(series: Mapping) -> None:
         raise ValueError("nothing to draw: no members.")
 
 
-def _bucket_ticks(series: Mapping[str, list[tuple[str, float, int]]]) -> list[tuple[str, str]]:
+def _bucket_ticks(series: Mapping[str, list[tuple[str, float | None, int]]]) -> list[tuple[str, str]]:
     """(bucket, tick label) in first-seen order; the label gives the bucket's sentence count,
     or its range where members disagree."""
     counts: dict[str, set[int]] = {}
@@ -105,7 +105,7 @@ def _bucket_ticks(series: Mapping[str, list[tuple[str, float, int]]]) -> list[tu
     return ticks
 
 
-def length_curves_figure(series: Mapping[str, list[tuple[str, float, int]]], *,
+def length_curves_figure(series: Mapping[str, list[tuple[str, float | None, int]]], *,
                          metric: str = "BLEU", title: str) -> Figure:
     """One line per member of `metric` over source-length buckets (Bahdanau et al. 2015,
     Fig. 2; Luong et al. 2015, Fig. 6).
@@ -125,14 +125,14 @@ def length_curves_figure(series: Mapping[str, list[tuple[str, float, int]]], *,
     axes.set_xticks(positions, [label for _, label in ticks], fontsize=9)
     axes.set_xlabel("source sentence length in words (sentences in the bucket)")
     axes.set_ylabel(metric)
-    if all(value >= 0 for items in series.values() for _, value, _ in items
+    if all(_number(value) >= 0 for items in series.values() for _, value, _ in items
            if np.isfinite(_number(value))):
         axes.set_ylim(bottom=0)
     _member_legend(figure, axes)
     return figure
 
 
-def length_curves_png(series: dict[str, list[tuple[str, float, int]]], *,
+def length_curves_png(series: dict[str, list[tuple[str, float | None, int]]], *,
                       metric: str = "BLEU", title: str) -> bytes:
     """length_curves_figure as PNG bytes."""
     texts = [*series, metric, title, *(label for items in series.values() for label, *_ in items)]
