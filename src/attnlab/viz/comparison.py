@@ -90,7 +90,8 @@ def _check_members(series: Mapping) -> None:
         raise ValueError("nothing to draw: no members.")
 
 
-def _bucket_ticks(series: Mapping[str, list[tuple[str, float | None, int]]]) -> list[tuple[str, str]]:
+def _bucket_ticks(series: Mapping[str, list[tuple[str, float | None, int]]]
+                  ) -> list[tuple[str, str]]:
     """(bucket, tick label) in first-seen order; the label gives the bucket's sentence count,
     or its range where members disagree."""
     counts: dict[str, set[int]] = {}
