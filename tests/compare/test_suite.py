@@ -127,7 +127,7 @@ def test_compare_help_explains_suites_only_and_report(capsys):
 
 def test_training_cost_reads_updates_minutes_and_the_validation_curve(tmp_path):
     (tmp_path / "last").mkdir()
-    (tmp_path / "last" / "meta.json").write_text(json.dumps({"step": 30,
+    (tmp_path / "last" / "meta.json").write_text(json.dumps({"format_version": 3, "step": 30,
                                                              "elapsed_seconds": 90.0}))
     lines = [{"kind": "train", "step": 10, "loss": 3.0, "ms_per_step": 40.0},
              {"kind": "train", "step": 20, "loss": 2.0, "ms_per_step": 60.0},

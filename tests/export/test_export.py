@@ -56,7 +56,7 @@ def test_translate_evaluate_plot_and_report_read_it_as_the_run(dates_run, dates_
         assert cli(capsys, "translate", "--run", run, "--input", tmp_path / "in.txt",
                    "--output", out / "hyp.txt", "--alignments", out / "align.txt")[0] == 0
         code, printed, _ = cli(capsys, "evaluate", "--run", run, "--src", src, "--ref", ref,
-                               "--json", out / "scores.json")
+                               "--output", out / "scores.json")
         assert code == 0
         assert cli(capsys, "plot", "--run", run, LINES[0], "--output", out / "map.png")[0] == 0
         assert cli(capsys, "report", "--run", run, "--src", src, "--ref", ref,

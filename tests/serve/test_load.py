@@ -68,9 +68,9 @@ def test_requests_waiting_together_are_one_beam_search(make_client, monkeypatch)
     batches = []
     original = service_module.translate_batch
 
-    def counted(run, beam, n_best, level, texts):
-        batches.append((beam, n_best, level, sorted(texts)))
-        return original(run, beam, n_best, level, texts)
+    def counted(run, decode, level, texts):
+        batches.append((decode.beam, decode.n_best, level, sorted(texts)))
+        return original(run, decode, level, texts)
 
     monkeypatch.setattr(service_module, "translate_batch", counted)
     alone = {text: post(client, text).json() for text in SENTENCES}
