@@ -8,7 +8,7 @@ TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: test demo lint types install lock fonts browser clean
+.PHONY: test demo docs lint types install lock fonts browser clean
 
 # The versions tested together (requirements.lock), then attnlab itself without resolving
 # anything: pyproject.toml's ranges are for people who install attnlab into their own project.
@@ -29,6 +29,17 @@ test: $(STAMP) browser lint types
 
 demo: $(STAMP)
 	$(VENV)/bin/attnlab demo
+
+# The documentation site, into build/site (open build/site/index.html); offline, and strict:
+# a warning or a broken link fails it, as it fails `make test` (tests/docs/test_site.py).
+# sphinx-argparse reports a help text that is not valid reST on stderr without failing the
+# build, so anything on stderr fails it too.
+docs: $(STAMP)
+	@mkdir -p build
+	@$(PY) -m sphinx -b html -E -W --keep-going -q -d build/doctrees docs build/site \
+	  2> build/docs-warnings.txt; status=$$?; cat build/docs-warnings.txt >&2; \
+	  test $$status = 0 && test ! -s build/docs-warnings.txt
+	@echo "make docs: build/site/index.html"
 
 # Optional: a CJK font so heatmap labels in Chinese render (Debian; needs root).
 fonts:

@@ -114,7 +114,7 @@ def find_splits(source_dir: Path, pair: tuple[str, str]) -> dict[str, tuple[Path
 
 
 def split_rng(seed: int, split: str) -> np.random.Generator:
-    """The generator of one split's k: seeded by the seed and the split's name, so adding or
+    """The generator of one split's k: seeded by `seed` and the split's name, so adding or
     removing a split changes no other split."""
     return np.random.default_rng([seed, zlib.crc32(split.encode("utf-8"))])
 

@@ -82,7 +82,7 @@ class _Beams(Generic[State]):
 def beam_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, beam_size: int,
                 alpha: float = 1.0, max_len: MaxLen, n_best: int = 1) -> list[list[Hypothesis]]:
     """Beam search over src (B, S) / src_mask (B, S) -> per sentence its n_best hypotheses,
-    best first by score = log_prob / ((5 + |Y|) / 6) ** alpha (GNMT, Wu et al. 2016).
+    best first by score `log_prob / ((5 + |Y|) / 6) ** alpha` (GNMT, Wu et al. 2016).
 
     max_len: an int, or a function of a sentence's real source length (see `step_limits`).
     A sentence's result does not depend on the other sentences of its batch.

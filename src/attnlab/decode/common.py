@@ -15,8 +15,8 @@ from .protocol import MaxLen, Switchable
 
 
 def length_penalty(length: int | Tensor, alpha: float) -> float | Tensor:
-    """GNMT length penalty lp(Y) = ((5 + |Y|) / 6) ** alpha (Wu et al. 2016, eq. 14).
-    |Y| counts every output token, EOS included; alpha = 0 ranks by log-probability alone."""
+    """GNMT length penalty `lp(Y) = ((5 + |Y|) / 6) ** alpha` (Wu et al. 2016, eq. 14).
+    `|Y|` counts every output token, EOS included; alpha = 0 ranks by log-probability alone."""
     return ((5.0 + length) / 6.0) ** alpha
 
 

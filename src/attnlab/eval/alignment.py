@@ -85,9 +85,10 @@ def read_links(
 
 
 def aer(predicted: Sequence[Iterable[Link]], gold: Sequence[AlignmentSet]) -> float:
-    """Alignment Error Rate over a corpus (Och & Ney 2003; SPEC "What alignment means").
+    """Alignment Error Rate over a corpus (Och & Ney 2003; the docs' equations page,
+    "Alignments and AER").
 
-    AER = 1 - (|A∩S| + |A∩P|) / (|A| + |S|), with each count summed over all sentence pairs
+    `AER = 1 - (|A∩S| + |A∩P|) / (|A| + |S|)`, with each count summed over all sentence pairs
     (corpus level, as Luong et al. 2015 Table 6 report it). P includes S (see AlignmentSet), so a
     predicted sure link counts in both intersections. 0 is perfect, 1 is no overlap.
     """

@@ -18,11 +18,11 @@ from attnlab.errors import DataError
 class Scores:
     """Corpus-level scores, each 0-100, with the sacreBLEU signature that produced it.
 
-    bleu: sacreBLEU's default BLEU (13a tokenisation, case-sensitive); the number to report.
-    chrf: chrF2 on characters (sacreBLEU default).
-    bleu_lowercase: BLEU with sacreBLEU's 13a tokeniser and lowercasing (``case:lc|tok:13a``).
-        Older papers (Bahdanau et al. 2015, Luong et al. 2015) ran multi-bleu.perl on their own
-        tokenised text; this is only roughly comparable with those numbers, never identical.
+    - bleu: sacreBLEU's default BLEU (13a tokenisation, case-sensitive); the number to report.
+    - chrf: chrF2 on characters (sacreBLEU default).
+    - bleu_lowercase: BLEU with sacreBLEU's 13a tokeniser and lowercasing (`case:lc|tok:13a`).
+      Older papers (Bahdanau et al. 2015, Luong et al. 2015) ran multi-bleu.perl on their own
+      tokenised text; this is only roughly comparable with those numbers, never identical.
     """
 
     bleu: float

@@ -22,12 +22,12 @@ from attnlab.errors import ConfigError
 class ScheduleConfig:
     """How the learning rate moves away from `TrainConfig.lr`.
 
-    constant: lr throughout.
-    plateau: multiply lr by `factor` after `patience` validations in a row without improvement
-        of the early-stopping metric (Luong et al. 2015 halve it in a similar way), never
-        below `min_lr`.
-    warmup_decay: linear warmup over `warmup_steps` updates to lr, then inverse-square-root
-        decay, lr * sqrt(warmup_steps / step) (Vaswani et al. 2017, eq. 3, with lr as peak).
+    - constant: lr throughout.
+    - plateau: multiply lr by `factor` after `patience` validations in a row without
+      improvement of the early-stopping metric (Luong et al. 2015 halve it in a similar way),
+      never below `min_lr`.
+    - warmup_decay: linear warmup over `warmup_steps` updates to lr, then inverse-square-root
+      decay, `lr * sqrt(warmup_steps / step)` (Vaswani et al. 2017, eq. 3, with lr as peak).
     """
 
     kind: Literal["constant", "plateau", "warmup_decay"] = "constant"

@@ -83,15 +83,16 @@ class SamplerLike(Protocol):
 class Task(Protocol):
     """The caller's side of `train()`.
 
-    model: the module to train (the loop moves it to the device and, under torchrun, wraps it
-        in DistributedDataParallel before handing it to `loss`).
-    sampler: yields each epoch's batches of example indices; identically seeded on every rank.
-    make_batch(indices): the padded batch for these examples, on the CPU.
-    loss(model, batch): compute the loss by calling `model(...)` (its forward: under DDP only
-        the forward call synchronises gradients); batch is already on the device.
-    validate(model): evaluate the unwrapped model (in eval mode, without gradients, rank 0).
-    signature(): JSON-able description of the architecture (class + config) stored with each
-        checkpoint; resuming or loading with a different signature is refused.
+    - model: the module to train (the loop moves it to the device and, under torchrun, wraps
+      it in DistributedDataParallel before handing it to `loss`).
+    - sampler: yields each epoch's batches of example indices; identically seeded on every
+      rank.
+    - make_batch(indices): the padded batch for these examples, on the CPU.
+    - loss(model, batch): compute the loss by calling `model(...)` (its forward: under DDP
+      only the forward call synchronises gradients); batch is already on the device.
+    - validate(model): evaluate the unwrapped model (in eval mode, without gradients, rank 0).
+    - signature(): JSON-able description of the architecture (class + config) stored with
+      each checkpoint; resuming or loading with a different signature is refused.
     """
 
     # Read-only here, so a task may hold a narrower type (a Seq2Seq, a BucketBatchSampler).

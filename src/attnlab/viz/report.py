@@ -216,7 +216,7 @@ def report_html(*, title: str, lead: str = "", results: Sequence[Result] = (),
 
 
 def write_report(path: str | os.PathLike, **parts) -> Path:
-    """Write the report_html(**parts) page to path; returns the path."""
+    """Write the `report_html(**parts)` page to path; returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(report_html(**parts), encoding="utf-8")
