@@ -57,3 +57,20 @@ def test_attention_tour_demo(capsys):
     assert main(["demo", "--tour"]) == 0
     out = capsys.readouterr().out
     assert "global dot" in out and "local-p" in out and "Katze" in out
+
+
+def test_readme_is_a_front_door_with_its_picture_and_working_links():
+    """Two screens: the heatmap (a small file under docs/) and links into the site that exist."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    images = re.findall(r'<img src="([^"]+)"', text) + re.findall(r"!\[[^]]*\]\(([^)]+)\)", text)
+    assert images, "README shows no picture"
+    for image in images:
+        path = README.parent / image
+        assert image.startswith("docs/") and path.is_file(), image
+        assert path.stat().st_size < 200_000, f"{image}: {path.stat().st_size} bytes"
+    links = [link.split("#")[0] for link in re.findall(r"\]\(([^)]+)\)", text)
+             if not re.match(r"[a-z]+:", link)]
+    assert any(link.startswith("docs/") for link in links)
+    missing = [link for link in links if link and not (README.parent / link).exists()]
+    assert not missing, f"README links to missing files: {missing}"
