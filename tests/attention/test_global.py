@@ -1,4 +1,5 @@
-"""Global soft attention: every score against the loop reference, and the properties of SPEC.md."""
+"""Global soft attention: every score against the loop reference, and the properties of
+docs/equations.md."""
 
 import pytest
 import torch

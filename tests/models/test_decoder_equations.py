@@ -1,4 +1,4 @@
-"""The Bahdanau and Luong decoders against their loop reference (SPEC.md, "The translation
+"""The Bahdanau and Luong decoders against their loop reference (docs/equations.md, "The translation
 models"): logits and attention weights, and float64 gradients for every parameter, over GRU/LSTM,
 1-2 layers, input feeding on/off, several scores, local-m/local-p and ragged source padding."""
 

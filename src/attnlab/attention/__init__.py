@@ -1,4 +1,4 @@
-"""The attention family: one interface for every mechanism (SPEC.md).
+"""The attention family: one interface for every mechanism (docs/equations.md).
 
     from attnlab.attention import Attention, LocalAttention, HardAttention, SCORES
 

@@ -1,4 +1,5 @@
-"""The specification in code: slow, obvious loops written straight from SPEC.md.
+"""The specification in code: slow, obvious loops written straight from the equations page of
+the docs (docs/equations.md).
 
 Nothing here is vectorised beyond one query-key pair, and nothing is shared with the fast modules
 except their parameter tensors. The fast code is tested against these functions. Each function

@@ -1,4 +1,5 @@
-"""The score functions of the attention family (SPEC.md, "The score functions").
+"""The score functions of the attention family (the equations page of the docs, "The score
+functions": docs/equations.md).
 
 Every score is split in two so the key side is computed once per source sentence:
 

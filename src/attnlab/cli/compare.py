@@ -6,9 +6,10 @@ import argparse
 import sys
 
 DESCRIPTION = """\
-Reproduce one of the seed's claims: train every member of a SUITE (the same data, vocabulary
-settings, seed and number of updates for each) as an ordinary run directory DIR/<member>,
-score it, and write DIR/report.html (self-contained) and DIR/results.md.
+Reproduce one of the claims of the attention papers (as surveyed in Lilian Weng's "Attention?
+Attention!", 2018): train every member of a SUITE (the same data, vocabulary settings, seed and
+number of updates for each) as an ordinary run directory DIR/<member>, score it, and write
+DIR/report.html (self-contained) and DIR/results.md.
 
 Suites (shipped with attnlab; `attnlab config show NAME` prints one; or give your own
 suite YAML file):

@@ -1,4 +1,5 @@
-"""`attnlab compare`: suites of runs that reproduce the seed's claims, and their report.
+"""`attnlab compare`: suites of runs that reproduce the claims of the attention papers
+(as surveyed in Lilian Weng's "Attention? Attention!", 2018), and their report.
 
     from attnlab.compare import RunOptions, load_suite, run_suite, write_report
     suite = load_suite("mechanisms")

@@ -1,4 +1,5 @@
-"""The Bahdanau and Luong decoders in loops, straight from SPEC.md ("The translation models").
+"""The Bahdanau and Luong decoders in loops, straight from the equations page of the docs
+("The translation models", docs/equations.md).
 
 Slow and obvious on purpose: one sentence, one target step, one vector at a time, reading the fast
 decoder's parameter tensors and nothing else of it. The GRU/LSTM cells are written out from
@@ -130,8 +131,8 @@ def bahdanau_sentence(decoder: BahdanauDecoder, keys: Tensor, tokens: list[int]
                       ) -> tuple[list[Tensor], list[Tensor]]:
     """One sentence: keys (n, D) its real annotations, tokens its T inputs y_0..y_{T-1}.
 
-    Bahdanau et al. 2015, eq. 4-6 and app. A.2.2 (SPEC.md): e_{t,i} = score(s_{t-1}, h_i);
-    c_t = sum_i alpha_{t,i} h_i; s_t = f(s_{t-1}, [E y_{t-1}; c_t]);
+    Bahdanau et al. 2015, eq. 4-6 and app. A.2.2 (docs/equations.md):
+    e_{t,i} = score(s_{t-1}, h_i); c_t = sum_i alpha_{t,i} h_i; s_t = f(s_{t-1}, [E y_{t-1}; c_t]);
     s_0 = tanh(W_s h_1(backward)); deep output tanh(L [s_t; E y_{t-1}; c_t]) -> logits.
     Returns T logits (V,) and T weight vectors (n,).
     """
@@ -153,8 +154,9 @@ def luong_sentence(decoder: LuongDecoder, keys: Tensor, summary: Tensor, tokens:
                    ) -> tuple[list[Tensor], list[Tensor]]:
     """One sentence: keys (n, D) its real annotations, summary (D,) the encoder's summary.
 
-    Luong et al. 2015, eq. 5-6 and sec. 3.3 (SPEC.md): h_t = RNN(h_{t-1}, [E y_{t-1}; h~_{t-1}])
-    with h~_0 = 0 (input feeding) or RNN(h_{t-1}, E y_{t-1}); c_t from score(h_t, h_s);
+    Luong et al. 2015, eq. 5-6 and sec. 3.3 (docs/equations.md):
+    h_t = RNN(h_{t-1}, [E y_{t-1}; h~_{t-1}]) with h~_0 = 0 (input feeding) or
+    RNN(h_{t-1}, E y_{t-1}); c_t from score(h_t, h_s);
     h~_t = tanh(W_c [c_t; h_t]); logits = W_s h~_t. h_0 = tanh(W summary) (the Bridge).
     Returns T logits (V,) and T weight vectors (n,).
     """

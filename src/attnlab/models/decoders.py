@@ -1,4 +1,4 @@
-"""The three translation decoders of SPEC.md: none (Sutskever/Cho), Bahdanau and Luong.
+"""The three translation decoders (docs/equations.md): none (Sutskever/Cho), Bahdanau and Luong.
 
 Each implements `start(encoded) -> DecoderState` and `run(embedded (B, T, E), state) ->
 (features (B, T, F), attention AttentionOutput | None, state)`; the base class turns features into

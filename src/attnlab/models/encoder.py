@@ -1,4 +1,5 @@
-"""Bidirectional RNN encoder: the annotations h_i = [h_i(forward); h_i(backward)] of SPEC.md."""
+"""Bidirectional RNN encoder: the annotations h_i = [h_i(forward); h_i(backward)]
+(docs/equations.md, "Notation")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The Long Short-Term Memory-Network (Cheng, Dong & Lapata 2016; SPEC.md, "Self-attention").
+"""The Long Short-Term Memory-Network (Cheng, Dong & Lapata 2016; docs/equations.md,
+"Self-attention: the LSTMN").
 
 An LSTM whose single cell is replaced by tapes of all earlier hidden states H = (h_1..h_{t-1})
 and memory cells C = (c_1..c_{t-1}). At step t intra-attention reads the tapes, and the

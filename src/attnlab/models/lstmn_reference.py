@@ -1,4 +1,5 @@
-"""The LSTMN in loops, straight from SPEC.md ("Self-attention (intra-attention): LSTMN").
+"""The LSTMN in loops, straight from the equations page of the docs ("Self-attention: the
+LSTMN", docs/equations.md).
 
 Slow and obvious on purpose: one sentence, one position, one vector at a time, reading the fast
 module's parameters and nothing else of it. Scores come from attnlab.attention.reference (itself
