@@ -31,7 +31,7 @@ demo: $(STAMP)
 	$(VENV)/bin/attnlab demo
 
 # The documentation site, into build/site (open build/site/index.html); offline, and strict:
-# a warning or a broken link fails it, as it fails `make test` (tests/site/test_site.py).
+# a warning or a broken link fails it, as it fails `make test` (tests/docsite/test_site.py).
 # sphinx-argparse reports a help text that is not valid reST on stderr without failing the
 # build, so anything on stderr fails it too.
 docs: $(STAMP)

@@ -1,6 +1,6 @@
 """The attnlab documentation site: Sphinx, the Furo theme, pages in Markdown (MyST).
 
-`make docs` builds it into build/site; tests/site/test_site.py builds it with warnings as errors
+`make docs` builds it into build/site; tests/docsite/test_site.py builds it with warnings as errors
 (a broken link, a missing anchor or a docstring that does not parse fails `make test`). Nothing is
 fetched: MathJax comes from the sphinx-mathjax-offline package and the theme uses system fonts.
 """

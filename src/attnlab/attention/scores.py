@@ -211,7 +211,7 @@ class Additive(Score):
 
 
 class Location(Score):
-    """alpha_t = softmax(W_a q) over positions, cut to the real length (Luong et al. 2015, eq. 9).
+    """alpha_t = softmax(W_a q) over positions, cut to the real length (Luong et al. 2015, eq. 8).
 
     The keys' content is never read: only how many there are. Scores are the logits W_a q
     restricted to the first Tk positions; the masked softmax then renormalises them over the

@@ -13,16 +13,17 @@ DIR/report.html (self-contained) and DIR/results.md.
 
 Suites (shipped with attnlab; `attnlab config show NAME` prints one; or give your own
 suite YAML file):
-  mechanisms   no attention, Bahdanau, Luong dot/general/concat/location, local-m, local-p
-               (Luong et al. 2015, Table 4, at CPU scale)
-  bottleneck   no attention vs Bahdanau vs Luong general on Multi30k joined into long
-               examples (Bahdanau et al. 2015, Fig. 2); make the data first with
-               attnlab data multi30k-long
-  lstmn        LSTMN vs LSTM language models at equal parameters, equal updates and equal
-               wall time (Cheng et al. 2016)
-  captioning   soft vs hard attention on the shapes data (Xu et al. 2015)
-  dates        every mechanism on the dates task, whose gold alignments are known: are
-               attention weights alignments?
+
+- mechanisms: no attention, Bahdanau, Luong dot/general/concat/location, local-m, local-p
+  (Luong et al. 2015, Table 4, at CPU scale)
+- bottleneck: no attention vs Bahdanau vs Luong general on Multi30k joined into long
+  examples (Bahdanau et al. 2015, Fig. 2); make the data first with
+  attnlab data multi30k-long
+- lstmn: LSTMN vs LSTM language models at equal parameters, equal updates and equal wall
+  time (Cheng et al. 2016)
+- captioning: soft vs hard attention on the shapes data (Xu et al. 2015)
+- dates: every mechanism on the dates task, whose gold alignments are known: are attention
+  weights alignments?
 
 Rerunning the same command skips finished members and resumes an interrupted one from its
 last checkpoint. --only NAME runs one member (spread members over machines or devices, each
