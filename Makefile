@@ -64,7 +64,7 @@ lock:
 	$(PY) tools/lock.py
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks tools
+	$(VENV)/bin/ruff check src tests benchmarks tools docs
 
 # mypy over src/attnlab, configured in pyproject.toml [tool.mypy] (strict for the core).
 types: $(STAMP)
