@@ -98,7 +98,23 @@ def describe_data(app, what, name, obj, options, lines) -> None:
         lines[:] = [f"A `{type(obj).__name__}`: `{obj!r}`."]
 
 
+def literal_examples(app, what, name, obj, options, lines) -> None:
+    """A package docstring shows its use as an indented block (code, as help() prints it);
+    in reST an indented block is a quotation, so mark each one as literal code."""
+    if what != "module":
+        return
+    marked: list[str] = []
+    for line in lines:
+        starts_block = line.startswith("    ") and marked and not marked[-1].strip() and \
+            (len(marked) < 2 or not marked[-2].startswith("    "))
+        if starts_block:
+            marked += ["::", ""]
+        marked.append(line)
+    lines[:] = marked
+
+
 def setup(app):
     app.add_directive("public-api", PublicAPI)
     app.connect("autodoc-process-docstring", describe_data)
+    app.connect("autodoc-process-docstring", literal_examples)
     return {"parallel_read_safe": True}

@@ -148,17 +148,19 @@ def test_importing_attnlab_stays_light():
     assert result.stdout.strip() == "[]"
 
 
-def readme_python(heading: str, path: str) -> str:
-    """The README's Python block under `heading` that loads `path`."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+def page_python(page: str, heading: str, path: str) -> str:
+    """The Python block under `heading` of a page (README.md, docs/...) that loads `path`."""
+    text = (Path(__file__).resolve().parents[2] / page).read_text(encoding="utf-8")
     section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     return next(block for block in blocks if f'attnlab.load("{path}")' in block)
 
 
-@pytest.mark.parametrize(("heading", "path"), [("Library example", "runs/demo/run"),
-                                               ("Sharing a model", "models/dates")])
-def test_readme_load_examples_run(dates_run, exported, capsys, heading, path):
-    code = readme_python(heading, path).replace(path, str(exported(dates_run)))
-    exec(compile(code, "README.md", "exec"), {})
+@pytest.mark.parametrize(("page", "heading", "path"),
+                         [("README.md", "Library example", "runs/demo/run"),
+                          ("docs/sharing.md", "Loading it in Python", "models/dates")])
+def test_load_examples_of_the_readme_and_docs_run(dates_run, exported, capsys, page, heading,
+                                                  path):
+    code = page_python(page, heading, path).replace(path, str(exported(dates_run)))
+    exec(compile(code, page, "exec"), {})
     assert capsys.readouterr().out.strip()
