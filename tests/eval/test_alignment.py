@@ -12,6 +12,8 @@ from attnlab.errors import DataError
 from attnlab.eval import (
     AlignmentSet,
     aer,
+    aer_counts,
+    aer_from_counts,
     alignment_from_attention,
     merge_subwords,
     read_links,
@@ -147,3 +149,40 @@ def test_merge_subwords_checks_word_indices():
 def test_word_ids_from_sentencepiece_pieces():
     assert word_ids_from_pieces(["\u2581Fuß", "ball", "\u2581spielen", "."]) == [0, 0, 1, 1]
     assert word_ids_from_pieces(["ab", "\u2581c"]) == [0, 1]
+
+
+def test_aer_counts_by_hand():
+    # as in test_aer_by_hand: |A∩S| = 1, |A∩P| = 2, |A| = 3, |S| = 2; then a perfect pair.
+    second = AlignmentSet(sure={(0, 0)}, possible=set())
+    counts = aer_counts([{(0, 0), (1, 2), (2, 2)}, [(0, 0)]], [GOLD, second])
+    assert counts.dtype == np.int64 and counts.shape == (2, 4)
+    assert counts.tolist() == [[1, 2, 3, 2], [1, 1, 1, 1]]
+    assert aer_from_counts(counts) == pytest.approx(1 - 5 / 7)
+    assert aer_counts([], []).shape == (0, 4)
+    with pytest.raises(DataError, match="2 predicted alignments but 1 gold"):
+        aer_counts([set(), set()], [GOLD])
+    with pytest.raises(ValueError, match="undefined"):
+        aer_from_counts(aer_counts([set()], [AlignmentSet(sure=set(), possible={(0, 0)})]))
+    with pytest.raises(ValueError, match=r"\(n, 4\)"):
+        aer_from_counts(np.zeros((2, 3), dtype=np.int64))
+
+
+LINKS = st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=10)
+
+
+@given(st.lists(st.tuples(LINKS, LINKS, LINKS), min_size=1, max_size=8))
+def test_aer_counts_give_aer_exactly(pairs):
+    predicted = [links for links, _, _ in pairs]
+    gold = [AlignmentSet(sure=sure, possible=possible) for _, sure, possible in pairs]
+    counts = aer_counts(predicted, gold)
+    for row, links, reference in zip(counts, predicted, gold, strict=True):
+        assert row.tolist() == [len(links & reference.sure), len(links & reference.possible),
+                                len(links), len(reference.sure)]
+    denominator = counts[:, 2].sum() + counts[:, 3].sum()
+    if denominator == 0:
+        with pytest.raises(ValueError, match="undefined"):
+            aer(predicted, gold)
+        return
+    expected = aer(predicted, gold)
+    assert 1 - (counts[:, 0].sum() + counts[:, 1].sum()) / denominator == expected
+    assert aer_from_counts(counts) == expected

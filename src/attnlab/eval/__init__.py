@@ -6,6 +6,8 @@ Nothing here runs a model: decoding produces the strings and attention arrays sc
 from attnlab.eval.alignment import (
     AlignmentSet,
     aer,
+    aer_counts,
+    aer_from_counts,
     alignment_from_attention,
     merge_subwords,
     read_links,
@@ -20,6 +22,8 @@ __all__ = [
     "BucketRow",
     "Scores",
     "aer",
+    "aer_counts",
+    "aer_from_counts",
     "alignment_from_attention",
     "bleu_by_length",
     "corpus_bleu",

@@ -106,6 +106,39 @@ def aer(predicted: Sequence[Iterable[Link]], gold: Sequence[AlignmentSet]) -> fl
     return 1.0 - (hits_sure + hits_possible) / (size_predicted + size_sure)
 
 
+
+def aer_counts(predicted: Sequence[Iterable[Link]], gold: Sequence[AlignmentSet]) -> np.ndarray:
+    """Per sentence pair, the four counts that AER is made of: an int64 array (n, 4) whose row i
+    is ``(|A∩S|, |A∩P|, |A|, |S|)`` for pair i (A the predicted links, S and P the gold sure and
+    possible links; P includes S, as in `aer`).
+
+    Summing the columns and applying the AER formula gives `aer` exactly (see `aer_from_counts`);
+    keeping the rows apart lets a significance test resample sentences (Koehn 2004).
+    """
+    if len(predicted) != len(gold):
+        raise DataError(f"{len(predicted)} predicted alignments but {len(gold)} gold ones.")
+    rows = []
+    for links, reference in zip(predicted, gold, strict=True):
+        links = {(int(s), int(t)) for s, t in links}
+        rows.append((len(links & reference.sure), len(links & reference.possible), len(links),
+                     len(reference.sure)))
+    return np.array(rows, dtype=np.int64).reshape(len(rows), 4)
+
+
+def aer_from_counts(counts: np.ndarray) -> float:
+    """Corpus-level AER from an `aer_counts` array (n, 4): ``1 - (ΣA∩S + ΣA∩P) / (ΣA + ΣS)``,
+    the value `aer` gives for the same links. ValueError if the shape is not (n, 4) or the
+    denominator is 0 (no predicted links and no sure gold links)."""
+    counts = np.asarray(counts)
+    if counts.ndim != 2 or counts.shape[1] != 4:
+        raise ValueError(f"AER counts must be an (n, 4) array, got shape {counts.shape}.")
+    hits_sure, hits_possible, size_predicted, size_sure = (int(total) for total in
+                                                           counts.sum(axis=0))
+    if size_predicted + size_sure == 0:
+        raise ValueError("AER is undefined: there are no predicted links and no sure gold links.")
+    return 1.0 - (hits_sure + hits_possible) / (size_predicted + size_sure)
+
+
 def alignment_from_attention(
     weights: np.ndarray, mode: str = "argmax", threshold: float = 0.5
 ) -> set[Link]:
