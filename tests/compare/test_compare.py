@@ -51,12 +51,14 @@ def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, cap
     out = tmp_path / "out"
     assert main(["compare", str(suite_file(tmp_path, dates_dir)), "--dir", str(out),
                  "--quiet"]) == 0
-    records = [json.loads((out / name / "compare.json").read_text())
+    records = [json.loads((out / name / "seed-1" / "compare.json").read_text())
                for name in ("plain", "bahdanau")]
     assert [r["updates"] for r in records] == [20, 20]
     for record in records:
         assert 0 <= record["scores"]["bleu"] <= 100 and record["ms_per_update"] > 0
-        assert record["curve"] and all(minutes > 0 for minutes, _ in record["curve"])
+        assert [updates for updates, _ in record["curve"]] == [10, 20]   # validate_every 10
+        assert record["stopped_by"] == "max_steps" and record["seed"] == 1
+        assert 0 < record["compute_minutes"] <= record["minutes"] + 1e-3
         assert sum(bucket["count"] for bucket in record["buckets"]) == 30
         assert [bucket["label"] for bucket in record["buckets"]] == ["0-2", "3+"]
     plain, bahdanau = records
@@ -71,8 +73,10 @@ def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, cap
     page = (out / "report.html").read_text()
     assert "Vocabulary.</b> the same in every member" in (out / "report.html").read_text()
     for section in ("AER, row t (used)", "Findings", "Results", "Figures", "BLEU of each member",
-                    "against the training minutes", "Alignment error rate", "same sentence",
-                    "Which attention row", "Members"):
+                    "against the updates", "Alignment error rate", "same sentence",
+                    "Which attention row", "Members", "Budget and seeds", "max_steps (1 of 1",
+                    "Is the difference real?", "paired bootstrap (sacreBLEU)",
+                    "compute minutes"):
         assert section in page, section
     assert page.count("data:image/png;base64,") == 4   # length, curves, AER, heatmap grid
     assert "http://" not in page and "https://" not in page and "<script" not in page
@@ -85,7 +89,8 @@ def test_report_gathers_what_is_finished_and_only_runs_one(tmp_path, dates_dir, 
     out, suite = tmp_path / "out", str(suite_file(tmp_path, dates_dir, steps=(10, 10)))
     assert main(["compare", suite, "--dir", str(out), "--only", "bahdanau",
                  "--quiet"]) == 0
-    assert not (out / "plain").exists() and (out / "bahdanau" / "compare.json").is_file()
+    assert not (out / "plain").exists()
+    assert (out / "bahdanau" / "seed-1" / "compare.json").is_file()
     assert not (out / "report.html").exists()
     assert main(["compare", suite, "--dir", str(out), "--report"]) == 0
     page = (out / "report.html").read_text()
@@ -121,7 +126,7 @@ def test_a_killed_suite_resumes_the_member_it_was_training(tmp_path, dates_dir):
     out, steps = tmp_path / "out", 200
     suite = str(suite_file(tmp_path, dates_dir, steps=(10, steps)))
     process = attnlab("compare", suite, "--dir", str(out))
-    second = out / "bahdanau"
+    second = out / "bahdanau" / "seed-1"
     deadline = time.time() + 240
     while checkpoint_step(second) < 10 and process.poll() is None and time.time() < deadline:
         time.sleep(0.02)
@@ -129,16 +134,16 @@ def test_a_killed_suite_resumes_the_member_it_was_training(tmp_path, dates_dir):
         pytest.fail(f"the suite ended before it could be killed: {process.stdout.read()!r}")
     process.send_signal(signal.SIGKILL)
     process.wait()
-    first_record = (out / "plain" / "compare.json").stat().st_mtime_ns
+    first_record = (out / "plain" / "seed-1" / "compare.json").stat().st_mtime_ns
     resumed_from = checkpoint_step(second)
     assert 10 <= resumed_from < steps and not (second / "compare.json").exists()
 
     rerun = attnlab("compare", suite, "--dir", str(out))
     output = rerun.communicate(timeout=300)[0].decode()
     assert rerun.returncode == 0, output
-    assert "plain: finished, kept" in output
+    assert "plain seed 1: finished, kept" in output
     assert f"at step {resumed_from}" in output
-    assert (out / "plain" / "compare.json").stat().st_mtime_ns == first_record
+    assert (out / "plain" / "seed-1" / "compare.json").stat().st_mtime_ns == first_record
     logged = train_steps(second)
     after = logged[logged.index(resumed_from) + 1:] if resumed_from in logged else logged
     assert after[0] == resumed_from + 5 and after[-1] == steps   # continues, not restarted
@@ -150,14 +155,15 @@ def test_a_member_with_another_config_is_refused_not_replaced(tmp_path, dates_di
     suite = suite_file(tmp_path, dates_dir, steps=(10, 10))
     assert main(["compare", str(suite), "--dir", str(out), "--only", "plain",
                  "--quiet"]) == 0
-    (out / "plain" / "compare.json").unlink()        # as if it had been interrupted
+    run = out / "plain" / "seed-1"
+    (run / "compare.json").unlink()        # as if it had been interrupted
     text = suite.read_text().replace("hidden_dim: 16", "hidden_dim: 24")
     suite.write_text(text)
-    before = sorted(p.name for p in (out / "plain").iterdir())
+    before = sorted(p.name for p in run.iterdir())
     assert main(["compare", str(suite), "--dir", str(out), "--only", "plain"]) == 2
     error = capsys.readouterr().err
     assert "holds a run with another config" in error and "model.decoder.hidden_dim" in error
-    assert sorted(p.name for p in (out / "plain").iterdir()) == before
+    assert sorted(p.name for p in run.iterdir()) == before
 
 
 def test_the_row_check_finds_a_row_labelled_one_step_off(monkeypatch):
@@ -170,7 +176,8 @@ def test_the_row_check_finds_a_row_labelled_one_step_off(monkeypatch):
     kept = [AlignmentSet(links, links) for links in gold_links]
     for offset, best in ((0, 0), (1, 1)):
         predicted = [{(i, t + offset) for i, t in links} for links in gold_links]
-        monkeypatch.setattr(alignment, "_predicted_links", lambda *a, p=predicted: (p, kept))
+        monkeypatch.setattr(alignment, "_predicted_links",
+                            lambda *a, p=predicted: (p, kept, [(4, 4), (2, 2)]))
         found = alignment.row_shift_aers(None, None)
         assert min(found, key=found.get) == best
         assert found[best] == 0.0 and all(v > 0 for k, v in found.items() if k != best)

@@ -45,8 +45,8 @@ def test_scale_multiplies_the_updates_and_minutes_of_takes_the_other_members(tmp
                                                        tmp_path).train.max_steps
     with pytest.raises(UserError, match="lstmn.*has not finished"):
         member_config(suite, equal_time, RunOptions(), tmp_path)
-    (tmp_path / "lstmn").mkdir()
-    (tmp_path / "lstmn" / "compare.json").write_text(json.dumps({"minutes": 12.5}))
+    (tmp_path / "lstmn" / "seed-1").mkdir(parents=True)
+    (tmp_path / "lstmn" / "seed-1" / "compare.json").write_text(json.dumps({"minutes": 12.5}))
     config = member_config(suite, equal_time, RunOptions(), tmp_path)
     assert (config.train.max_minutes, config.train.max_steps) == (12.5, None)
 
@@ -139,4 +139,5 @@ def test_training_cost_reads_updates_minutes_and_the_validation_curve(tmp_path):
         "\n".join(json.dumps(line) for line in lines) + "\n{cut sho")
     cost = training_cost(tmp_path, "bleu")
     assert (cost.updates, cost.minutes, cost.ms_per_update) == (30, 1.5, 50.0)
-    assert cost.curve == [(1.1, 6.0), (1.5, 9.0)]
+    assert cost.curve == [(20.0, 6.0), (30.0, 9.0)]   # (updates, value): the same anywhere
+    assert cost.compute_minutes == round(30 * 50.0 / 60_000, 3)

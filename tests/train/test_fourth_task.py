@@ -103,7 +103,7 @@ def test_a_fourth_task_is_one_record(toy, tmp_path):
     header, *rows = results_rows("toy", records)
     assert header[1] == "embedding norm"
     assert [row[1] for row in rows] == [f"{record['scores']['norm']:.3f}" for record in records]
-    run = tmp_path / "compare" / "small"
+    run = tmp_path / "compare" / "small" / "seed-1"
     assert recipe_of_run(run) is toy
     # served and described
     served = load_served("small", run)

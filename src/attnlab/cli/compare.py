@@ -41,6 +41,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dir", required=True, metavar="DIR",
                         help="where the members' run directories and the report go")
     parser.add_argument("--only", metavar="NAME", help="run this member only")
+    parser.add_argument("--seeds", type=int, metavar="N",
+                        help="train every member with seeds 1..N (default: the suite's seeds)")
+    parser.add_argument("--seed", type=int, metavar="K",
+                        help="run seed K only (of every member, or of --only's)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="train N runs at once, each a process with one torch thread "
+                        "(default 1; 2 on a 2-core machine, more on a GPU)")
     parser.add_argument("--report", action="store_true",
                         help="train nothing: write the report from the finished members")
     parser.add_argument("--data", metavar="DIR",
@@ -62,17 +69,22 @@ def run(args: argparse.Namespace) -> int:
 
     if args.scale <= 0:
         raise SystemExit("attnlab compare: --scale must be positive")
-    if args.report and args.only:
-        raise SystemExit("attnlab compare: --report trains nothing; --only trains one member: "
+    if args.report and (args.only or args.seed):
+        raise SystemExit("attnlab compare: --report trains nothing; --only and --seed train: "
                          "give one of them")
+    for flag, value in (("--seeds", args.seeds), ("--seed", args.seed), ("--jobs", args.jobs)):
+        if value is not None and value < 1:
+            raise SystemExit(f"attnlab compare: {flag} must be at least 1, got {value}")
     suite = load_suite(args.suite)
     options = RunOptions(data=args.data, scale=args.scale, rwth=args.rwth,
-                         progress=not args.quiet)
+                         progress=not args.quiet, seeds=args.seeds)
     if not args.report:
-        run_suite(suite, args.dir, options, only=args.only)
-        if args.only:
-            print(f"member {args.only} finished; attnlab compare {args.suite} --dir {args.dir} "
-                  f"--report gathers the finished members", file=sys.stderr)
+        run_suite(suite, args.dir, options, only=args.only, seed=args.seed, jobs=args.jobs)
+        if args.only or args.seed:
+            what = " ".join(part for part in (args.only, args.seed and f"seed {args.seed}")
+                            if part)
+            print(f"{what} finished; attnlab compare {args.suite} --dir {args.dir} --report "
+                  f"gathers the finished runs", file=sys.stderr)
             return 0
     written = write_report(suite, args.dir, options)
     for path in written:

@@ -45,6 +45,23 @@ def _translation(suite: Suite, records: list[dict]) -> list[str]:
         lines.append(f"Attention adds {gain:+.2f} BLEU: {best['label']} against "
                      f"{plain[0]['label']}.")
     lines.extend(_length_line(record) for record in records)
+    lines.extend(_aer_lines(records))
+    return lines
+
+
+def _aer_lines(records: list[dict]) -> list[str]:
+    """Per gold set, the members' AER best first (the attention as an aligner)."""
+    lines = []
+    names = dict.fromkeys(a["name"] for r in records for a in r.get("alignments") or [])
+    for name in names:
+        scored = sorted((a["aer"], r["label"]) for r in records
+                         for a in r.get("alignments") or [] if a["name"] == name
+                         and a.get("aer") is not None)
+        if scored:
+            short = "RWTH gold" if name.startswith("RWTH") else \
+                "the dates gold" if "dates" in name else name
+            lines.append(f"AER on {short}, best first: " + ", ".join(
+                f"{label} {value:.3f}" for value, label in scored) + ".")
     return lines
 
 

@@ -21,7 +21,8 @@ from attnlab.viz.report import STYLE, data_uri, html_table
 
 from .baseline import aligner_baseline
 from .findings import MIN_BUCKET, findings
-from .runner import RunOptions, read_record
+from .runner import RunOptions, read_record, seed_dir
+from .seeds import aggregate
 from .suite import Suite
 from .tables import (
     markdown_table,
@@ -31,17 +32,25 @@ from .tables import (
     results_rows,
     short_gold,
 )
+from .verdicts import claim_verdict, pairwise
+from .verdicts import rules as rules_text
 
 
 def gather(suite: Suite, directory: Path, options: RunOptions
            ) -> tuple[list[dict], list[str]]:
-    """The finished members' records in suite order, and the names of those not finished."""
+    """Each member's record over its finished seeds (attnlab.compare.seeds), in suite order,
+    and what is not finished: members with no seed, or seeds still missing."""
     records, missing = [], []
+    seeds = options.seeds_of(suite)
     for member in suite.members:
-        record = read_record(directory / member.name)
-        if record is None:
+        runs = [record for k in range(1, seeds + 1)
+                if (record := read_record(seed_dir(directory, member.name, k))) is not None]
+        if not runs:
             missing.append(member.name)
             continue
+        if len(runs) < seeds:
+            missing.append(f"{member.name} ({len(runs)} of {seeds} seeds)")
+        record = aggregate(runs)
         record["paper_row"] = member.paper_row   # the suite's current mapping, not the old
         records.append(record)
     return records, missing
@@ -71,10 +80,13 @@ def vocabulary_check(directory: Path, records: list[dict]) -> str:
     """Whether every member has the same vocabularies (their *vocab*.json files, byte for
     byte): the suite promises it, and each run builds its own."""
     digests = {}
+    files: list[Path] = []
     for record in records:
-        files = sorted((directory / record["name"]).glob("*vocab*.json"))
-        digests[record["label"]] = tuple(hashlib.sha256(f.read_bytes()).hexdigest()
-                                         for f in files)
+        for run in record.get("runs") or [record]:
+            files = sorted(seed_dir(directory, record["name"], run.get("seed", 1))
+                           .glob("*vocab*.json"))
+            digests[f"{record['label']} seed {run.get('seed', 1)}"] = tuple(
+                hashlib.sha256(f.read_bytes()).hexdigest() for f in files)
     if len(set(digests.values())) <= 1:
         return (f"the same in every member ({', '.join(f.name for f in files)} identical, "
                 f"sha256 checked)") if records and files else "not checked (no vocabulary file)"
@@ -90,9 +102,12 @@ def report_page(suite: Suite, records: list[dict], missing: list[str], command: 
     parts = [f"<h1>{html.escape(title)}</h1>", _header(suite, records, missing, command)]
     if vocabulary:
         parts.append(f"<p><b>Vocabulary.</b> {html.escape(vocabulary)}.</p>")
+    parts.append(_verdict_html(suite, records))
     parts.append("<h2>Findings</h2><ul>" + "".join(
         f"<li>{html.escape(line)}</li>" for line in findings(suite, records, baseline)) + "</ul>")
     parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)))
+    parts.append(_significance_html(suite, records))
+    parts.append(_seeds_html(suite, records))
     parts.append(_papers_html(suite, records))
     parts.extend(_figures(suite, records, command, baseline))
     parts.append(_rows_html(records))
@@ -110,10 +125,71 @@ def _header(suite: Suite, records: list[dict], missing: list[str], command: str)
              f"torch {html.escape(torch.__version__)}.</p>"]
     if suite.scale_note:
         lines.append(f"<p><b>Scale.</b> {html.escape(suite.scale_note)}</p>")
+    lines.append(f"<p><b>Budget and seeds.</b> {html.escape(budget_text(suite, records))}</p>")
     if missing:
         lines.append(f"<p><b>Not finished yet:</b> {html.escape(', '.join(missing))} (rerun "
                      f"<code>{html.escape(command)}</code> to train them).</p>")
     return "".join(lines)
+
+
+def _verdict_html(suite: Suite, records: list[dict]) -> str:
+    verdict = claim_verdict(suite, records)
+    if verdict is None:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in verdict.lines)
+    rules = "".join(f"<li>{html.escape(rule)}</li>" for rule in rules_text())
+    return (f"<h2>Verdict: {html.escape(verdict.outcome)}</h2><p>What the claim predicts, pair "
+            f"by pair, and what the members show:</p><ul>{items}</ul><details><summary>The "
+            f"rule</summary><ul>{rules}</ul></details>")
+
+
+def _significance_html(suite: Suite, records: list[dict]) -> str:
+    tests = pairwise(records, significance_metrics(suite, records))
+    if not tests:
+        return ""
+    rows = [["member A", "member B", "metric", "finding", "test"]]
+    labels = {record["name"]: record["label"] for record in records}
+    rows.extend([labels.get(test.a, test.a), labels.get(test.b, test.b), test.metric,
+                 test.sentence, test.method] for test in tests)
+    return ("<h2>Is the difference real?</h2><p>Every pair of members, seed k against seed k "
+            "on the same test sentences (p &lt; 0.05).</p>" + html_table(rows))
+
+
+def _seeds_html(suite: Suite, records: list[dict]) -> str:
+    """Every seed's own figures, folded away."""
+    if max(record.get("seeds", 1) for record in records) < 2:
+        return ""
+    columns = RECIPES[suite.task].comparison.columns
+    rows = [["member", "seed", *(name for name, _, _ in columns), "updates", "epochs",
+             "stopped by", "compute minutes"]]
+    for record in records:
+        for run in record["runs"]:
+            rows.append([record["label"], str(run.get("seed", 1)),
+                         *(number(run["scores"].get(key), digits) for _, key, digits in columns),
+                         number(run.get("updates"), 0), number(run.get("epochs"), 0),
+                         str(run.get("stopped_by", "-")), number(run.get("compute_minutes"), 1)])
+    return ("<details><summary>Every seed's figures</summary>" + html_table(rows) +
+            "</details>")
+
+
+def significance_metrics(suite: Suite, records: list[dict]) -> tuple[str, ...]:
+    """The metrics compared pair by pair: the task's main scores, and AER where scored."""
+    keys = tuple(key for _, key, _ in RECIPES[suite.task].comparison.columns)
+    if any(record.get("alignments") for record in records):
+        keys += ("aer",)
+    return keys
+
+
+def budget_text(suite: Suite, records: list[dict]) -> str:
+    """How long the members trained and why each stopped, and over how many seeds."""
+    budget = suite.budget.describe() if suite.budget else "each member's config"
+    seeds = sorted({record.get("seeds", 1) for record in records})
+    stopped = "; ".join(f"{r['label']}: {r['stopped']}" for r in records if r.get("stopped"))
+    timed = [r["label"] for r in records if "wall time" in str(r.get("budget", ""))]
+    wall = (f" {', '.join(timed)} trained for wall time (as long as another member), so their "
+            f"budget depends on the machine." if timed else "")
+    return (f"Every member trains for {budget}, with {'/'.join(map(str, seeds))} seed(s). "
+            f"Stopped: {stopped}.{wall}")
 
 
 def _papers_html(suite: Suite, records: list[dict]) -> str:
@@ -137,20 +213,17 @@ def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | N
              ) -> list[str]:
     parts = ["<h2>Figures</h2>"]
     if suite.task == "translation":
-        # A bucket of a handful of sentences gives a BLEU that says little: left as a gap.
-        series = {r["label"]: [(b["label"], b["bleu"] if b["count"] >= MIN_BUCKET else None,
-                                b["count"]) for b in r["buckets"]] for r in records}
-        parts.append(_figure(comparison.length_curves_png(
-            series, title="BLEU by source length (test set, words)"),
-            f"BLEU of each member on the test sentences grouped by source length (buckets of "
-            f"fewer than {MIN_BUCKET} sentences are not drawn).", command))
-    curves = {r["label"]: r["curve"] for r in records if r.get("curve")}
+        parts.append(_length_figure(records, command))
+    curves = {r["label"]: r["curves"][0] for r in records if r.get("curves") and r["curves"][0]}
     if curves:
         label = RECIPES[suite.task].comparison.curve_label
+        others = {r["label"]: r["curves"][1:] for r in records if len(r.get("curves", [])) > 1}
+        seeds = " Seed 1 is drawn with markers, every other seed as a faint line." \
+            if others else ""
         parts.append(_figure(comparison.curves_png(
-            curves, xlabel="training minutes", ylabel=label, title=f"{label} against time"),
-            f"{label} at every validation against the training minutes spent so far.",
-            command))
+            curves, xlabel="updates", ylabel=label, title=f"{label} against updates",
+            others=others),
+            f"{label} at every validation against the updates made so far.{seeds}", command))
     parts.extend(_aer_figures(records, command, baseline))
     examples = [[r["label"], r["example"].get("translation", "")] for r in records
                 if r.get("example") and "translation" in r["example"]]
@@ -168,6 +241,24 @@ def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | N
     return parts
 
 
+def _length_figure(records: list[dict], command: str) -> str:
+    """BLEU by source length, or one sentence saying why there is nothing to draw."""
+    # A bucket of a handful of sentences gives a BLEU that says little: left as a gap.
+    series = {r["label"]: [(b["label"], b["bleu"] if b["count"] >= MIN_BUCKET else None,
+                            b["count"]) for b in r["buckets"]] for r in records}
+    drawn = max((sum(value is not None for _, value, _ in items) for items in series.values()),
+                default=0)
+    if drawn < 2:
+        return ("<p>BLEU by source length is not drawn: the test sentences fall in fewer than "
+                f"two length buckets of at least {MIN_BUCKET} sentences.</p>")
+    seeds = max(r.get("seeds", 1) for r in records)
+    mean = f" (the mean over {seeds} seeds)" if seeds > 1 else ""
+    return _figure(comparison.length_curves_png(
+        series, title="BLEU by source length (test set, words)"),
+        f"BLEU{mean} of each member on the test sentences grouped by source length (buckets "
+        f"of fewer than {MIN_BUCKET} sentences are not drawn).", command)
+
+
 def _aer_figures(records: list[dict], command: str, baseline: dict | None) -> list[str]:
     from .tables import gold_names
 
@@ -179,12 +270,16 @@ def _aer_figures(records: list[dict], command: str, baseline: dict | None) -> li
         if baseline and gold.startswith("RWTH") and baseline.get("aer") is not None:
             references[baseline["label"]] = baseline["aer"]
             references.update(baseline.get("papers", {}))
+        errors = {r["label"]: a["spread"].sd for r in records for a in r.get("alignments") or []
+                  if a["name"] == gold and a.get("spread") is not None and a["spread"].n > 1}
         name = gold_title(gold)
+        lines = "; dashed lines: other aligners" if references else ""
+        whiskers = "; whiskers: the standard deviation over seeds" if errors else ""
         parts.append(_figure(comparison.bars_png(
             values, ylabel="AER (lower is better)", title=f"AER on {name}",
-            references=references or None),
+            references=references or None, errors=errors or None),
             f"Alignment error rate of each member's argmax attention (forced decoding of the "
-            f"reference) on {name}; dashed lines: other aligners.", command))
+            f"reference) on {name}{lines}{whiskers}.", command))
     return parts
 
 
@@ -237,6 +332,7 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
     lines = [f"### {suite.title or suite.name}", "", f"`{command}`", ""]
     if suite.scale_note:
         lines += [suite.scale_note, ""]
+    lines += [budget_text(suite, records), ""]
     lines += [markdown_table(results_rows(suite.task, records)), ""]
     if baseline and baseline.get("aer") is not None:
         lines += [f"{baseline['label']}: AER {baseline['aer']:.3f} on the same RWTH sentences.",
@@ -244,7 +340,15 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
     for table in paper_tables(suite.paper):
         lines += [f"{table.citation} ({table.setting}; other data and scale):", "",
                   markdown_table(paper_rows(table, records, suite.task)), ""]
+    verdict = claim_verdict(suite, records)
+    if verdict is not None:
+        lines += [f"**Verdict: {verdict.outcome}.**", "", *(f"- {line}" for line in verdict.lines),
+                  "", f"Rule: {' '.join(rules_text())}", ""]
     lines += [f"- {line}" for line in findings(suite, records, baseline)]
+    tests = pairwise(records, significance_metrics(suite, records))
+    if tests:
+        lines += ["", "Pairwise, seed k against seed k on the same test sentences:", "",
+                  *(f"- {test.sentence} ({test.method})" for test in tests)]
     if missing:
         lines += ["", f"Not finished: {', '.join(missing)}."]
     return "\n".join(lines) + "\n"

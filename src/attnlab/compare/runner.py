@@ -1,10 +1,12 @@
-"""Running a suite: each member an ordinary run directory `DIR/<member>`, trained, then scored
-into `DIR/<member>/compare.json`.
+"""Running a suite: each member with each seed k an ordinary run directory
+`DIR/<member>/seed-<k>`, trained, then scored into its `compare.json`.
 
-A member is finished when its compare.json exists; a member with a `last` checkpoint but no
-compare.json was interrupted and is resumed from it (its losses continue); any other member
-starts afresh. Before a member trains, its config is checked against a run already in its
+A run is finished when its compare.json exists; a run with a `last` checkpoint but no
+compare.json was interrupted and is resumed from it (its losses continue); any other run
+starts afresh. Before a run trains, its config is checked against a run already in its
 directory: a different config is refused (it belongs to another experiment), never replaced.
+With `jobs` > 1 the runs train in that many processes at once, one torch thread each
+(attnlab.compare.jobs).
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -22,28 +23,18 @@ from attnlab.errors import ConfigError, UserError
 from attnlab.files import atomic_output
 from attnlab.recipes import RECIPES
 
+from .jobs import run_parallel
+from .layout import RECORD, Job, RunOptions, member_state, read_record, seed_dir
 from .measure import member_scores
 from .suite import Member, Suite
 from .timing import training_cost
 
-RECORD = "compare.json"
 
-
-@dataclass
-class RunOptions:
-    """data: the data folder for every member (default the suite's); scale: multiply every
-    update budget (e.g. 4 on a GPU); rwth: folder of the RWTH gold alignments; progress: bars
-    on a terminal while members train and are scored."""
-
-    data: str | None = None
-    scale: float = 1.0
-    rwth: str | os.PathLike | None = None
-    progress: bool = True
-
-
-def member_config(suite: Suite, member: Member, options: RunOptions, directory: Path):
-    """The member's experiment config: its YAML, the suite's and its own overrides, the update
-    budget scaled, and for `minutes_of` the other member's training minutes as the budget."""
+def member_config(suite: Suite, member: Member, options: RunOptions, directory: Path,
+                  seed: int = 1):
+    """The member's experiment config for seed k: its YAML, the suite's budget and overrides
+    and its own, the update budget scaled, train.seed moved by k - 1, and for `minutes_of`
+    the other member's training minutes with the same seed as the budget."""
     try:
         config = load_config(member.config, RECIPES[suite.task].config_class,
                              suite.overrides_for(member, options.data))
@@ -52,32 +43,18 @@ def member_config(suite: Suite, member: Member, options: RunOptions, directory: 
     train = config.train
     if options.scale != 1.0 and train.max_steps is not None:
         train.max_steps = max(1, round(train.max_steps * options.scale))
+    train.seed += seed - 1
     if member.minutes_of is not None:
-        source = read_record(directory / member.minutes_of)
+        source = read_record(seed_dir(directory, member.minutes_of, seed))
         if source is None:
             raise UserError(f"member {member.name} trains for as long as {member.minutes_of} "
-                            f"did, which has not finished: run it first")
+                            f"did with seed {seed}, which has not finished: run it first")
         train.max_minutes, train.max_steps, train.max_epochs = source["minutes"], None, None
+    elif train.max_minutes is not None:
+        raise ConfigError(f"{suite.path} member {member.name}: train.max_minutes is a wall-time "
+                          f"budget, which means something else on every machine; give the "
+                          f"suite a budget ({{updates: N}} or {{converge: ...}}) instead")
     return config
-
-
-def read_record(run_dir: Path) -> dict | None:
-    path = run_dir / RECORD
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return None   # a record cut short is no record: the member is scored again
-
-
-def member_state(run_dir: Path) -> str:
-    """'finished', 'interrupted' (a last checkpoint, no record) or 'new'."""
-    from attnlab.train import RunDir
-
-    if read_record(run_dir) is not None:
-        return "finished"
-    return "interrupted" if RunDir(run_dir).has_checkpoint("last") else "new"
 
 
 def check_same_config(run_dir: Path, config) -> None:
@@ -105,17 +82,27 @@ def _plain(config) -> dict:
     return data
 
 
-def run_member(suite: Suite, member: Member, directory: Path, options: RunOptions,
+def check_layout(directory: Path, member: Member) -> None:
+    """A member folder that is itself a run comes from before seeds: say where it belongs."""
+    old = Path(directory) / member.name
+    if (old / "config.json").is_file():
+        raise UserError(f"{old} holds a run of the one-seed layout; move its files into "
+                        f"{seed_dir(directory, member.name, 1)} (or use another --dir)")
+
+
+def run_member(suite: Suite, job: Job, directory: Path, options: RunOptions,
                label: str, log: Callable[[str], None] = print) -> dict:
-    """Train (or resume) and score one member; returns its record."""
+    """Train (or resume) and score one member with one seed; returns its record."""
     from attnlab.train import run_experiment
 
-    run_dir = directory / member.name
+    member, seed = job.member, job.seed
+    check_layout(directory, member)
+    run_dir = seed_dir(directory, member.name, seed)
     state = member_state(run_dir)
     if state == "finished":
         log(f"{label}: finished, kept ({run_dir / RECORD})")
         return cast(dict, read_record(run_dir))  # "finished": the record reads
-    config = member_config(suite, member, options, directory)
+    config = member_config(suite, member, options, directory, seed)
     if state == "interrupted":
         check_same_config(run_dir, config)
     task_class = RECIPES[suite.task].task_class
@@ -127,10 +114,22 @@ def run_member(suite: Suite, member: Member, directory: Path, options: RunOption
     log(f"{label}: scoring")
     started = time.monotonic()
     record = score_member(suite, member, run_dir, options)
+    record.update(seed=seed, train_seed=config.train.seed, epochs=result.epochs,
+                  stopped_by=result.stopped_by, budget=_budget_text(suite, member, config))
     record["scoring_seconds"] = round(time.monotonic() - started, 1)
     with atomic_output(run_dir / RECORD) as file:
         json.dump(record, file, indent=1)
     return record
+
+
+def _budget_text(suite: Suite, member: Member, config) -> str:
+    train = config.train
+    if member.minutes_of is not None:
+        return f"{train.max_minutes:.2f} minutes of wall time, as long as {member.minutes_of}"
+    if suite.budget is not None and suite.budget.converge:
+        return (f"to convergence: patience {train.early_stopping.patience} on "
+                f"{train.early_stopping.metric}, at most {train.max_steps:,} updates")
+    return f"{train.max_steps:,} updates" if train.max_steps else "the config's own"
 
 
 def score_member(suite: Suite, member: Member, run_dir: Path, options: RunOptions) -> dict:
@@ -140,21 +139,41 @@ def score_member(suite: Suite, member: Member, run_dir: Path, options: RunOption
                                                                              options.data),
               "paper_row": member.paper_row, "updates": cost.updates,
               "minutes": round(cost.minutes, 3), "ms_per_update": cost.ms_per_update,
-              "curve": cost.curve, "threads": os.environ.get("OMP_NUM_THREADS")}
+              "compute_minutes": cost.compute_minutes, "curve": cost.curve,
+              "threads": os.environ.get("OMP_NUM_THREADS")}
     record.update(member_scores(suite.task, run_dir, suite, options.rwth, options.progress))
     return record
 
 
-def run_suite(suite: Suite, directory: str | os.PathLike, options: RunOptions,
-              only: str | None = None, log: Callable[[str], None] = print) -> list[dict]:
-    """Run every member (or `only` one) in order; the records of those finished."""
-    directory = Path(directory)
+def suite_jobs(suite: Suite, options: RunOptions, only: str | None = None,
+               seed: int | None = None) -> list[Job]:
+    """The runs to make, seed by seed (every member's seed 1 first, so a stopped suite has
+    every member once before any twice)."""
     members = [suite.member(only)] if only else suite.members
-    check_suite(suite, members, directory, options)
+    seeds = options.seeds_of(suite)
+    if seed is not None and not 1 <= seed <= seeds:
+        raise UserError(f"--seed must be between 1 and the number of seeds, {seeds}; got {seed}")
+    chosen = [seed] if seed is not None else range(1, seeds + 1)
+    return [Job(member, k) for k in chosen for member in members]
+
+
+def run_suite(suite: Suite, directory: str | os.PathLike, options: RunOptions,
+              only: str | None = None, log: Callable[[str], None] = print, *,
+              seed: int | None = None, jobs: int = 1) -> list[dict]:
+    """Run every member (or `only` one) with every seed (or `seed` alone): one at a time, or
+    `jobs` at once in processes of their own; the records of those finished."""
+    directory = Path(directory)
+    work = suite_jobs(suite, options, only, seed)
+    names = {job.member.name for job in work}
+    check_suite(suite, [m for m in suite.members if m.name in names], directory, options)
+    if jobs > 1:
+        run_parallel(suite, directory, options, work, jobs, log)
+        return [cast(dict, read_record(seed_dir(directory, job.member.name, job.seed)))
+                for job in work]
     records = []
-    for number, member in enumerate(members, start=1):
-        label = f"[{number}/{len(members)}] {member.name}"
-        records.append(run_member(suite, member, directory, options, label, log))
+    for number, job in enumerate(work, start=1):
+        label = f"[{number}/{len(work)}] {job.name}"
+        records.append(run_member(suite, job, directory, options, label, log))
     return records
 
 
@@ -168,5 +187,6 @@ def check_suite(suite: Suite, members: list[Member], directory: Path,
         raise UserError(f"the data folder {folder} of suite {suite.name!r} does not exist"
                         f"{make} (or give --data DIR)")
     for member in members:
-        if member.minutes_of is None or read_record(directory / member.minutes_of):
+        check_layout(directory, member)
+        if member.minutes_of is None or read_record(seed_dir(directory, member.minutes_of, 1)):
             member_config(suite, member, options, directory)

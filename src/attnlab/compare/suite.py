@@ -1,5 +1,5 @@
 """A comparison suite: a named list of members, each an experiment config plus overrides, all
-trained on the same data, vocabulary settings, seed and number of updates.
+trained on the same data, vocabulary settings and budget, each with the same N seeds.
 
 A suite is a small YAML file (the shipped ones are package data, attnlab/configs/compare/;
 `attnlab config list` names them):
@@ -11,8 +11,10 @@ A suite is a small YAML file (the shipped ones are package data, attnlab/configs
     paper: bahdanau2015          # key of attnlab.compare.papers.PAPERS (optional)
     data: data/multi30k-long     # data.dir (translation) of every member; --data replaces it
     make_data: attnlab data multi30k-long --from data/multi30k --dest data/multi30k-long
+    seeds: 3                     # each member trained with seeds 1..3 (--seeds replaces it)
+    budget: {updates: 3000}      # or {converge: {patience: 5, max_updates: 20000}}
     set:                         # overrides for every member (dotted keys)
-      train.max_steps: 3000
+      train.validate_every: 500
     evaluate: {beam: 5, length_edges: [0, 10, 20, 30, 40, 50, 60]}
     members:
       - name: no-attention       # also the run directory's name under --dir
@@ -22,6 +24,13 @@ A suite is a small YAML file (the shipped ones are package data, attnlab/configs
       - name: lstm-equal-time
         config: ../lm-multi30k-lstm.yaml
         minutes_of: lstmn        # train for as long as member `lstmn` trained (equal wall time)
+    expect:                      # what the claim predicts, pair by pair: the verdict's rule
+      - {better: bahdanau, than: no-attention, metric: bleu}
+      - {matches: local-p, as: luong-general, metric: bleu}
+
+A budget is a number of updates or training to convergence (early stopping on the validation
+metric with a patience, under a maximum of updates), never wall time: a result means the same
+on every machine. Only a member with `minutes_of` trains for wall time, and the report says so.
 
 Paths in `config:` are relative to the suite file; `data:` and the data paths of the configs
 are relative to the working directory, as for `attnlab train`.
@@ -44,9 +53,52 @@ from attnlab.recipes import RECIPES
 # The shipped suites: package data, found from a checkout or an installed wheel alike.
 SHIPPED = configs.SUITE_FOLDER
 SUITE_KEYS = {"name", "task", "title", "claim", "paper", "data", "make_data", "set", "evaluate",
-              "members", "example", "scale_note"}
+              "members", "example", "scale_note", "seeds", "budget", "expect"}
 MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row"}
 EVALUATE_KEYS = {"beam", "length_edges", "limit"}
+EXPECT_KEYS = ({"better", "than", "metric"}, {"matches", "as", "metric"})
+DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
+# The scores of which lower is better (an `expect:` metric is a score key, or "aer").
+LOWER_IS_BETTER = {"aer": True, "perplexity": True}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long every member trains: `updates` updates, or until `patience` validations without
+    improvement (converge) under a maximum of `updates`."""
+
+    updates: int
+    patience: int | None = None     # None: exactly `updates` updates
+
+    @property
+    def converge(self) -> bool:
+        return self.patience is not None
+
+    def describe(self) -> str:
+        if self.patience is None:
+            return f"{self.updates:,} updates"
+        return (f"to convergence (early stopping after {self.patience} validations without "
+                f"improvement, at most {self.updates:,} updates)")
+
+    def overrides(self) -> dict:
+        """The train.* keys that give this budget (--scale multiplies max_steps later)."""
+        return {"train.max_steps": self.updates,
+                "train.max_epochs": None, "train.max_minutes": None,
+                "train.early_stopping.patience": self.patience}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One pair the claim predicts: `a` better than `b` on `metric`, or `a` matching `b`."""
+
+    relation: str   # "better" | "matches"
+    a: str
+    b: str
+    metric: str
+
+    def describe(self, labels: dict[str, str]) -> str:
+        verb = "better than" if self.relation == "better" else "as good as"
+        return f"{labels.get(self.a, self.a)} {verb} {labels.get(self.b, self.b)} on {self.metric}"
 
 
 @dataclass
@@ -76,6 +128,9 @@ class Suite:
     evaluate: dict = field(default_factory=dict)
     example: str | None = None      # the sentence whose heatmap every member draws
     scale_note: str = ""
+    seeds: int = 1
+    budget: Budget | None = None    # None: the members' configs decide (a suite file of old)
+    expect: list[Expectation] = field(default_factory=list)
 
     @property
     def argument(self) -> str:
@@ -98,6 +153,8 @@ class Suite:
         folder = data or self.data
         if folder is not None:
             values.update(data_overrides(self.task, folder))
+        if self.budget is not None:
+            values.update(self.budget.overrides())
         values.update(self.overrides)
         values.update(member.overrides)
         return [f"{key}={json.dumps(value)}" for key, value in values.items()]
@@ -148,12 +205,70 @@ def load_suite(name_or_path: str) -> Suite:
                           f"{data['task']!r}")
     _check_keys(data.get("evaluate") or {}, EVALUATE_KEYS, f"{path}: evaluate")
     members = _members(data["members"], path)
+    seeds = data.get("seeds", 1)
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
+        raise ConfigError(f"{path}: seeds must be a positive whole number, got {seeds!r}")
     return Suite(name=str(data["name"]), task=data["task"], title=str(data.get("title", "")),
                  path=path, members=members, claim=str(data.get("claim", "")),
                  paper=data.get("paper"), data=data.get("data"),
                  make_data=data.get("make_data"), overrides=dict(data.get("set") or {}),
                  evaluate=dict(data.get("evaluate") or {}), example=data.get("example"),
-                 scale_note=str(data.get("scale_note", "")))
+                 scale_note=str(data.get("scale_note", "")), seeds=seeds,
+                 budget=_budget(data.get("budget"), path),
+                 expect=_expectations(data.get("expect"), members, path))
+
+
+def _budget(entry, path: Path) -> Budget | None:
+    """`{updates: N}` or `{converge: {patience: P, max_updates: M}}`."""
+    if entry is None:
+        return None
+    where = f"{path}: budget"
+    if not isinstance(entry, dict) or len(entry) != 1 or next(iter(entry)) not in (
+            "updates", "converge"):
+        raise ConfigError(f"{where} is {{updates: N}} or {{converge: {{patience: P, "
+                          f"max_updates: M}}}} (never wall time), got {entry!r}")
+    if "updates" in entry:
+        return Budget(_positive(entry["updates"], f"{where}: updates"))
+    converge = entry["converge"]
+    _check_keys(converge, {"patience", "max_updates"}, f"{where}: converge")
+    for key in ("patience", "max_updates"):
+        if key not in converge:
+            raise ConfigError(f"{where}: converge needs {key}")
+    return Budget(_positive(converge["max_updates"], f"{where}: max_updates"),
+                  _positive(converge["patience"], f"{where}: patience"))
+
+
+def _positive(value, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigError(f"{where} must be a positive whole number, got {value!r}")
+    return value
+
+
+def _expectations(entries, members: list[Member], path: Path) -> list[Expectation]:
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        raise ConfigError(f"{path}: expect must be a list of {{better: A, than: B, metric: M}} "
+                          f"or {{matches: A, as: B, metric: M}}")
+    names = {member.name for member in members} | {DIAGONAL}
+    expectations = []
+    for number, entry in enumerate(entries, start=1):
+        where = f"{path}: expect {number}"
+        if not isinstance(entry, dict) or set(entry) not in EXPECT_KEYS:
+            raise ConfigError(f"{where}: give {{better: A, than: B, metric: M}} or "
+                              f"{{matches: A, as: B, metric: M}}, got {entry!r}")
+        relation = "better" if "better" in entry else "matches"
+        a, b = (entry["better"], entry["than"]) if relation == "better" else \
+            (entry["matches"], entry["as"])
+        for name in (a, b):
+            if name not in names:
+                raise ConfigError(f"{where}: no member {name!r} (members: "
+                                  f"{', '.join(sorted(names))})")
+        if a == DIAGONAL or (b == DIAGONAL and entry["metric"] != "aer"):
+            raise ConfigError(f"{where}: the diagonal aligner can only be the B side of an aer "
+                              f"claim")
+        expectations.append(Expectation(relation, str(a), str(b), str(entry["metric"])))
+    return expectations
 
 
 def _members(entries, path: Path) -> list[Member]:

@@ -8,6 +8,7 @@ import math
 from attnlab.recipes import RECIPES
 
 from .papers import PaperTable, tables_for
+from .seeds import text
 
 
 def number(value, digits: int = 2) -> str:
@@ -34,22 +35,37 @@ def short_gold(name: str) -> str:
 
 
 def results_rows(task: str, records: list[dict]) -> list[list[str]]:
+    """One row per member: its scores (mean ± sd over the seeds when there are several), its
+    updates and its own compute time (updates x median ms per update: not wall time, which
+    counts pauses and validations and whatever else ran on the machine)."""
     columns = RECIPES[task].comparison.columns
     # One column per kind of gold set (a member may have scored a subset of it).
     golds = list(dict.fromkeys(short_gold(name) for name in gold_names(records)))
-    header = ["member", *(name for name, _, _ in columns), "updates", "minutes",
-              "ms/update", "parameters", *golds]
+    seeded = any(record.get("seeds", 1) > 1 for record in records)
+    header = ["member", *(name for name, _, _ in columns), "updates", "compute minutes",
+              "ms/update", "parameters", *golds, *(["seeds"] if seeded else [])]
     rows = [header]
     for record in records:
         scores = record.get("scores", {})
-        aer = {short_gold(a["name"]): a["aer"] for a in record.get("alignments") or []}
-        rows.append([record["label"], *(number(scores.get(key), digits)
+        aer = {short_gold(a["name"]): a for a in record.get("alignments") or []}
+        rows.append([record["label"], *(text(record, key, digits) or
+                                         number(scores.get(key), digits)
                                          for _, key, digits in columns),
-                     number(record.get("updates"), 0), number(record.get("minutes"), 1),
+                     number(record.get("updates"), 0), number(record.get("compute_minutes"), 1),
                      number(record.get("ms_per_update"), 0),
                      number(record.get("parameters"), 0),
-                     *(number(aer.get(name), 3) for name in golds)])
+                     *(_aer_cell(aer.get(name)) for name in golds),
+                     *([str(record.get("seeds", 1))] if seeded else [])])
     return rows
+
+
+def _aer_cell(alignment: dict | None) -> str:
+    if alignment is None:
+        return "-"
+    spread = alignment.get("spread")
+    if spread is not None and spread.n > 1:
+        return spread.text(3)
+    return number(alignment.get("aer"), 3)
 
 
 def paper_rows(table: PaperTable, records: list[dict], task: str) -> list[list[str]]:

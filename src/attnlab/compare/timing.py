@@ -19,12 +19,21 @@ from attnlab.train.monitor import ELAPSED, METRICS_FILE
 class TrainingCost:
     """updates: optimiser steps; minutes: training wall time (validations included), summed
     over resumed sessions; ms_per_update: median over logged windows (validation excluded);
-    curve: (minutes, value) of every validation of `metric`."""
+    curve: (updates, value) of every validation of `metric`.
+
+    compute_minutes (updates x ms_per_update) is the run's own cost: unlike `minutes` it leaves
+    out time spent stopped, validating, or slowed by a burst of other work on the machine."""
 
     updates: int
     minutes: float
     ms_per_update: float | None
     curve: list[tuple[float, float]] = field(default_factory=list)
+
+    @property
+    def compute_minutes(self) -> float | None:
+        if self.ms_per_update is None:
+            return None
+        return round(self.updates * self.ms_per_update / 60_000, 3)
 
 
 def training_cost(run_dir: str | Path, metric: str | None) -> TrainingCost:
@@ -41,15 +50,15 @@ def training_cost(run_dir: str | Path, metric: str | None) -> TrainingCost:
 
 
 def _curve(records: list[dict], metric: str | None) -> list[tuple[float, float]]:
-    """(minutes, value) per validation step; for a step validated twice (a resumed run) the
-    later line wins."""
+    """(updates, value) per validation step (updates, not minutes: a curve that means the same
+    on every machine); for a step validated twice (a resumed run) the later line wins."""
     points: dict[int, tuple[float, float]] = {}
     for record in records:
         if record.get("kind") != "valid" or metric is None:
             continue
-        value, seconds = record.get(metric), record.get(ELAPSED)
-        if _finite(value) and _finite(seconds):
-            points[int(record["step"])] = (seconds / 60, float(value))
+        value = record.get(metric)
+        if _finite(value):
+            points[int(record["step"])] = (float(record["step"]), float(value))
     return [points[step] for step in sorted(points)]
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from attnlab.data import read_lines
 from attnlab.errors import DataError
-from attnlab.eval import AlignmentSet, aer, alignment_from_attention, read_links
+from attnlab.eval import AlignmentSet, aer, aer_counts, alignment_from_attention, read_links
 from attnlab.train.progress import progress_bar
 
 from .forced import forced_alignment
@@ -127,6 +127,10 @@ class AlignmentScore:
     skipped: int   # pairs left out: the model's units did not match the whitespace words
     unit: str      # "words" or "characters"
     method: str = "argmax attention of the forced decoding of the reference"
+    # Per pair (|A∩S|, |A∩P|, |A|, |S|) of the attention and of the diagonal aligner on the same
+    # pairs, for the significance tests of attnlab compare; left out of to_dict's summaries.
+    counts: list[list[int]] | None = field(default=None, repr=False)
+    diagonal_counts: list[list[int]] | None = field(default=None, repr=False)
 
     def format(self) -> str:
         skipped = f" ({self.skipped} skipped: unit count mismatch)" if self.skipped else ""
@@ -139,9 +143,21 @@ def score_alignments(run: TrainedRun, gold: GoldSet, *, batch_size: int = 64,
     """AER of the argmax attention of forced decoding (see the module docstring); `progress`:
     a bar on a terminal while the pairs are aligned."""
     with progress_bar(len(gold.sources), "aligning", enabled=progress, unit="pair") as bar:
-        predicted, kept = _predicted_links(run, gold, batch_size, bar.update)
+        predicted, kept, shapes = _predicted_links(run, gold, batch_size, bar.update)
+    diagonal = [diagonal_links(*shape) for shape in shapes]
     return AlignmentScore(gold.name, aer(predicted, kept), len(kept), len(gold.sources) - len(kept),
-                          "characters" if run.character_level else "words")
+                          "characters" if run.character_level else "words",
+                          counts=aer_counts(predicted, kept).tolist(),
+                          diagonal_counts=aer_counts(diagonal, kept).tolist())
+
+
+def diagonal_links(targets: int, sources: int) -> set[Link]:
+    """The trivial aligner's links for a pair of `targets` x `sources` units: target unit t to
+    source unit round(t (S - 1) / (T - 1)), one link per target unit as the argmax has."""
+    if not targets or not sources:
+        return set()
+    scale = (sources - 1) / (targets - 1) if targets > 1 else 0.0
+    return {(round(t * scale), t) for t in range(targets)}
 
 
 def row_shift_aers(run: TrainedRun, gold: GoldSet, shifts=(-1, 0, 1), *,
@@ -149,7 +165,7 @@ def row_shift_aers(run: TrainedRun, gold: GoldSet, shifts=(-1, 0, 1), *,
     """AER when target unit t takes the links of attention row t + shift: a check that row t
     is the one that produced unit t. With the rows right, shift 0 gives the lowest AER; an
     off-by-one in how rows are labelled would make shift -1 or +1 win."""
-    predicted, kept = _predicted_links(run, gold, batch_size)
+    predicted, kept, _ = _predicted_links(run, gold, batch_size)
     found = {}
     for shift in shifts:
         moved = [{(i, t - shift) for i, t in links if 0 <= t - shift <= _last(links)}
@@ -164,15 +180,15 @@ def _last(links: set[Link]) -> int:
 
 def _predicted_links(run: TrainedRun, gold: GoldSet, batch_size: int,
                      tick: Callable[[int], None] | None = None
-                     ) -> tuple[list[set[Link]], list[AlignmentSet]]:
-    """The argmax links of each pair whose units match the gold's words (or characters), and
-    those pairs' gold links."""
+                     ) -> tuple[list[set[Link]], list[AlignmentSet], list[tuple[int, int]]]:
+    """The argmax links of each pair whose units match the gold's words (or characters), those
+    pairs' gold links, and their (target, source) sizes in units."""
     if not run.has_attention:
         raise DataError("this model has no attention, so it gives no alignments to score")
     characters = run.character_level
     forced = forced_alignment(run.model, run.vocabs, gold.sources, gold.targets,
                               batch_size=batch_size, tick=tick)
-    predicted, kept = [], []
+    predicted, kept, shapes = [], [], []
     for alignment, source, target, links in zip(forced, gold.sources, gold.targets,
                                                 gold.alignments, strict=True):
         weights = alignment_weights(alignment, characters)
@@ -182,6 +198,7 @@ def _predicted_links(run: TrainedRun, gold: GoldSet, batch_size: int,
             continue  # a normalisation of the vocabulary merged or dropped a unit
         predicted.append(alignment_from_attention(weights) if weights.size else set())
         kept.append(links)
+        shapes.append(units)
     if not kept:
         raise DataError(f"{gold.name}: no sentence pair could be aligned unit by unit")
-    return predicted, kept
+    return predicted, kept, shapes

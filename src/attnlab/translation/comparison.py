@@ -51,10 +51,14 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
     evaluation = evaluate_run(run, sources, references, beam=options.get("beam", 5),
                               edges=edges, golds=golds, progress=progress)
     summary = evaluation.to_dict()
+    for alignment, score in zip(summary["alignments"], evaluation.alignments, strict=True):
+        # per pair, for the significance tests (attnlab.compare.verdicts)
+        alignment.update(counts=score.counts, baseline_counts=score.diagonal_counts)
     decoder = run.config.model.decoder.kind
     check = _row_check(run, golds[0]) if golds and run.has_attention else None
     return {"scores": {"bleu": evaluation.scores.bleu, "chrf": evaluation.scores.chrf},
             "signature": evaluation.scores.bleu_signature,
+            "hypotheses": evaluation.hypotheses, "references": list(references),
             "buckets": summary["buckets"], "alignments": summary["alignments"],
             "parameters": count_parameters(run.model), "checkpoint": run.checkpoint,
             "attention_row": ATTENTION_ROWS.get(decoder), "row_check": check,

@@ -27,6 +27,8 @@ from .alignment import AlignmentScore, GoldSet, score_alignments
 from .corpus import split_path
 from .loading import TrainedRun
 
+PER_PAIR = ("counts", "diagonal_counts")   # AlignmentScore's per-pair counts: not summaries
+
 
 @dataclass
 class Evaluation:
@@ -48,7 +50,8 @@ class Evaluation:
         buckets = [{**asdict(row), "hi": None if np.isinf(row.hi) else row.hi, "label": row.label}
                    for row in self.buckets]
         return {"scores": asdict(self.scores), "buckets": buckets,
-                "alignments": [asdict(score) for score in self.alignments]}
+                "alignments": [{key: value for key, value in asdict(score).items()
+                                if key not in PER_PAIR} for score in self.alignments]}
 
 
 def evaluate_run(run: TrainedRun, sources: list[str], references: list[str], *,

@@ -141,14 +141,19 @@ def length_curves_png(series: dict[str, list[tuple[str, float | None, int]]], *,
 
 
 def curves_figure(series: Mapping[str, list[tuple[float, float]]], *, xlabel: str, ylabel: str,
-                  title: str) -> Figure:
+                  title: str, others: Mapping[str, Sequence[list[tuple[float, float]]]] | None
+                  = None) -> Figure:
     """One line with markers per member through its (x, y) points in the given order, e.g.
-    validation BLEU against training minutes; NaN y values leave gaps."""
+    validation BLEU against updates; NaN y values leave gaps. others: member -> more runs of
+    it (other seeds), each drawn as a thin faint line in the member's colour."""
     _check_members(series)
     figure, axes = _line_axes(list(series), title)
     for index, (member, points) in enumerate(series.items()):
         xs = [_number(x) for x, _ in points]
         _plot_member(axes, index, member, xs, [_number(y) for _, y in points])
+        for run in (others or {}).get(member, []):
+            axes.plot([_number(x) for x, _ in run], [_number(y) for _, y in run],
+                      color=member_style(index)["color"], linewidth=0.8, alpha=0.35)
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
     _member_legend(figure, axes)
@@ -156,10 +161,12 @@ def curves_figure(series: Mapping[str, list[tuple[float, float]]], *, xlabel: st
 
 
 def curves_png(series: dict[str, list[tuple[float, float]]], *, xlabel: str, ylabel: str,
-               title: str) -> bytes:
+               title: str, others: Mapping[str, Sequence[list[tuple[float, float]]]] | None
+               = None) -> bytes:
     """curves_figure as PNG bytes."""
     return _png([*series, xlabel, ylabel, title],
-                lambda: curves_figure(series, xlabel=xlabel, ylabel=ylabel, title=title))
+                lambda: curves_figure(series, xlabel=xlabel, ylabel=ylabel, title=title,
+                                      others=others))
 
 
 def _value_text(value: float) -> str:
@@ -178,10 +185,13 @@ def _bar_limits(axes: Axes, numbers: list[float], references: Mapping[str, float
 
 
 def bars_figure(values: Mapping[str, float | None], *, ylabel: str, title: str,
-                references: Mapping[str, float] | None = None) -> Figure:
+                references: Mapping[str, float] | None = None,
+                errors: Mapping[str, float] | None = None) -> Figure:
     """One bar per member, its value printed on it; a None (or NaN) member keeps its slot,
     marked "n/a". references: label -> value, horizontal dashed lines whose legend entry (below
-    the axes) reads "label: value"."""
+    the axes) reads "label: value". errors: member -> a spread (e.g. the standard deviation
+    over seeds), drawn as a whisker of +- that much and printed as "value ± spread"."""
+    errors = dict(errors or {})
     _check_members(values)
     references = dict(references or {})
     members, numbers = list(values), [_number(value) for value in values.values()]
@@ -192,8 +202,12 @@ def bars_figure(values: Mapping[str, float | None], *, ylabel: str, title: str,
     axes.set_axisbelow(True)  # bars over the grid
     for index, number in enumerate(numbers):
         if np.isfinite(number):
-            bars = axes.bar([index], [number], width=0.65, color=member_style(index)["color"])
-            axes.bar_label(bars, [_value_text(number)], fontsize=9, padding=2)
+            error = errors.get(members[index])
+            bars = axes.bar([index], [number], width=0.65, color=member_style(index)["color"],
+                            yerr=None if error is None else [error], capsize=4,
+                            error_kw={"elinewidth": 1.2, "ecolor": "#333333"})
+            label = _value_text(number) + ("" if error is None else f" ± {_value_text(error)}")
+            axes.bar_label(bars, [label], fontsize=9, padding=2)
         else:
             axes.text(index, 0.02, "n/a", transform=axes.get_xaxis_transform(), ha="center",
                       va="bottom", fontsize=9, color="#666666", fontstyle="italic")
@@ -201,7 +215,8 @@ def bars_figure(values: Mapping[str, float | None], *, ylabel: str, title: str,
                                                 itertools.cycle(REFERENCE_STYLES), strict=False):
         axes.axhline(value, color=colour, linestyle=dashes, linewidth=1.3,
                      label=f"{label}: {_value_text(float(value))}")
-    _bar_limits(axes, numbers, references)
+    _bar_limits(axes, [n + errors.get(m, 0.0) for m, n in zip(members, numbers, strict=True)],
+                references)
     crowded = CHAR_INCHES * max(len(m) for m in members) > 0.9 * width / len(members)
     axes.set_xticks(range(len(members)), members, fontsize=9, rotation=30 if crowded else 0,
                     ha="right" if crowded else "center", rotation_mode="anchor")
@@ -214,11 +229,12 @@ def bars_figure(values: Mapping[str, float | None], *, ylabel: str, title: str,
 
 
 def bars_png(values: dict[str, float | None], *, ylabel: str, title: str,
-             references: dict[str, float] | None = None) -> bytes:
+             references: dict[str, float] | None = None,
+             errors: dict[str, float] | None = None) -> bytes:
     """bars_figure as PNG bytes."""
     texts = [*values, ylabel, title, *(references or {})]
     return _png(texts, lambda: bars_figure(values, ylabel=ylabel, title=title,
-                                           references=references))
+                                           references=references, errors=errors))
 
 
 def heatmap_grid_png(panels: list[tuple[str, np.ndarray, list[str], list[str]]], *,
