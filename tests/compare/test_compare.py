@@ -14,7 +14,6 @@ import yaml
 
 from attnlab.cli import main
 from attnlab.configs import config_path
-from attnlab.data import write_dates
 
 DATES_CONFIG = str(config_path("dates-bahdanau"))
 TINY = {"model.encoder.embedding_dim": 8, "model.encoder.hidden_dim": 8,
@@ -38,13 +37,6 @@ def suite_file(tmp_path, data_dir, steps=(20, 20), name="tiny"):
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(suite, allow_unicode=True))
     return path
-
-
-@pytest.fixture(scope="module")
-def dates_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("dates")
-    write_dates(directory, size=400, seed=3)
-    return directory
 
 
 def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, capsys):

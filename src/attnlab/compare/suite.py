@@ -205,6 +205,15 @@ def load_suite(name_or_path: str) -> Suite:
                           f"{data['task']!r}")
     _check_keys(data.get("evaluate") or {}, EVALUATE_KEYS, f"{path}: evaluate")
     members = _members(data["members"], path)
+    budget = _budget(data.get("budget"), path)
+    if budget is not None:
+        decided = set(budget.overrides())
+        for where, values in [("set", data.get("set") or {}),
+                              *((f"member {m.name} set", m.overrides) for m in members)]:
+            clash = sorted(decided & set(values))
+            if clash:
+                raise ConfigError(f"{path}: {where} gives {', '.join(clash)}, which the budget "
+                                  f"decides for every member; remove it or change the budget")
     seeds = data.get("seeds", 1)
     if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
         raise ConfigError(f"{path}: seeds must be a positive whole number, got {seeds!r}")
@@ -214,7 +223,7 @@ def load_suite(name_or_path: str) -> Suite:
                  make_data=data.get("make_data"), overrides=dict(data.get("set") or {}),
                  evaluate=dict(data.get("evaluate") or {}), example=data.get("example"),
                  scale_note=str(data.get("scale_note", "")), seeds=seeds,
-                 budget=_budget(data.get("budget"), path),
+                 budget=budget,
                  expect=_expectations(data.get("expect"), members, path))
 
 

@@ -1,0 +1,186 @@
+"""Seeds, --jobs and the verdict: a tiny dates suite with two seeds trained two runs at a time,
+killed and resumed, and reported with spreads, the pairwise tests and the claim's verdict; the
+statistics that decide it on hand-made members."""
+
+import json
+import signal
+import time
+
+import pytest
+import yaml
+
+from attnlab.cli import main
+from attnlab.compare.seeds import aggregate, stop_summary
+from attnlab.compare.suite import Budget, Expectation, Suite, load_suite
+from attnlab.compare.verdicts import claim_verdict, pairwise
+from attnlab.errors import ConfigError
+
+from .test_compare import attnlab, checkpoint_step, suite_file
+
+
+def seeded_suite(tmp_path, data_dir, steps=(10, 300)):
+    path = suite_file(tmp_path, data_dir, steps=steps)
+    suite = yaml.safe_load(path.read_text())
+    suite.update(seeds=2, expect=[{"better": "bahdanau", "than": "plain", "metric": "bleu"},
+                                  {"better": "bahdanau", "than": "diagonal", "metric": "aer"}])
+    path.write_text(yaml.safe_dump(suite))
+    return path
+
+
+def test_jobs_train_two_seeds_at_once_and_a_killed_run_resumes_every_member(tmp_path,
+                                                                            dates_dir):
+    out = tmp_path / "out"
+    suite = str(seeded_suite(tmp_path, dates_dir))
+    process = attnlab("compare", suite, "--dir", str(out), "--jobs", "2")
+    runs = [out / "bahdanau" / "seed-1", out / "bahdanau" / "seed-2"]
+    deadline = time.time() + 240
+    while (checkpoint_step(runs[1]) < 10 and process.poll() is None
+           and time.time() < deadline):
+        time.sleep(0.05)
+    if process.poll() is not None:
+        pytest.fail(f"the suite ended before it could be killed: {process.stdout.read()!r}")
+    process.send_signal(signal.SIGKILL)   # the children follow (SIGTERM, saving `last`)
+    process.wait()
+    time.sleep(3)
+    stopped = {run.name: checkpoint_step(run) for run in runs}
+    assert all(10 <= step < 300 for step in stopped.values()), stopped
+    assert not any((run / "compare.json").exists() for run in runs)
+
+    rerun = attnlab("compare", suite, "--dir", str(out), "--jobs", "2")
+    output = rerun.communicate(timeout=400)[0].decode()
+    assert rerun.returncode == 0, output
+    assert "plain seed 1: finished, kept" in output and "plain seed 2: finished, kept" in output
+    for run in runs:
+        log = (run.parent / f"{run.name}.log").read_text()
+        assert f"at step {stopped[run.name]}" in log       # resumed, not restarted
+        record = json.loads((run / "compare.json").read_text())
+        assert record["updates"] == 300 and record["seed"] == int(run.name[-1])
+    seeds = [json.loads((run / "compare.json").read_text())["train_seed"] for run in runs]
+    assert seeds == [1, 2]
+
+    page = (out / "report.html").read_text()
+    assert "±" in page and "Is the difference real?" in page and "<h2>Verdict: " in page
+    assert "Every seed's figures" in page and "2 of 2 seeds" in page
+    assert "the diagonal aligner" in page
+    markdown = (out / "results.md").read_text()
+    assert "**Verdict: " in markdown and "Rule:" in markdown
+
+
+def member(name, runs, task="translation"):
+    return aggregate([{"name": name, "label": name.upper(), "task": task, **run}
+                      for run in runs])
+
+
+def translation_run(seed, hypotheses, references, bleu):
+    return {"seed": seed, "scores": {"bleu": bleu, "chrf": bleu}, "updates": 100,
+            "epochs": 2, "stopped_by": "max_steps", "hypotheses": hypotheses,
+            "references": references}
+
+
+REFERENCES = [f"a man number {k} rides a red bicycle down the street" for k in range(60)]
+GARBLED = [f"dog {k} sleeps" for k in range(60)]
+
+
+def verdict_for(expect, a_hyps, b_hyps, seeds=3):
+    a = member("a", [translation_run(k, a_hyps, REFERENCES, 90.0) for k in range(1, seeds + 1)])
+    b = member("b", [translation_run(k, b_hyps, REFERENCES, 10.0) for k in range(1, seeds + 1)])
+    suite = Suite("s", "translation", "t", path=None, members=[], expect=expect)  # type: ignore
+    return claim_verdict(suite, [a, b]), [a, b]
+
+
+def test_a_known_difference_is_reproduced_and_two_copies_of_one_system_are_not_told_apart():
+    better = [Expectation("better", "a", "b", "bleu")]
+    verdict, records = verdict_for(better, REFERENCES, GARBLED)
+    assert verdict.outcome == "reproduced", verdict.lines
+    assert "3 of 3 seeds" in verdict.lines[0]
+    tests = pairwise(records, ("bleu", "chrf"))
+    assert [test.direction for test in tests] == [">", ">"]
+
+    same, _ = verdict_for(better, REFERENCES, REFERENCES)
+    assert same.outcome == "inconclusive", same.lines
+    matches, _ = verdict_for([Expectation("matches", "a", "b", "bleu")], REFERENCES, REFERENCES)
+    assert matches.outcome == "reproduced"
+    worse, _ = verdict_for(better, GARBLED, REFERENCES)
+    assert worse.outcome == "not reproduced"
+
+
+def test_seed_level_needs_every_seed_and_three_of_them():
+    def lm(name, values):
+        return member(name, [{"seed": k + 1, "scores": {"perplexity": v}}
+                             for k, v in enumerate(values)], task="lm")
+    suite = Suite("s", "lm", "t", path=None, members=[],  # type: ignore[arg-type]
+                  expect=[Expectation("better", "a", "b", "perplexity")])
+    assert claim_verdict(suite, [lm("a", [30, 31, 29]), lm("b", [33, 34, 35])]).outcome == \
+        "reproduced"
+    assert claim_verdict(suite, [lm("a", [30, 31]), lm("b", [33, 34])]).outcome == \
+        "inconclusive"
+    assert claim_verdict(suite, [lm("a", [30, 36, 29]), lm("b", [33, 34, 35])]).outcome == \
+        "inconclusive"
+
+
+def test_aggregate_gives_means_spreads_and_why_each_seed_stopped():
+    record = member("a", [{"seed": 1, "scores": {"bleu": 20.0}, "updates": 100, "epochs": 3,
+                           "stopped_by": "max_steps", "curve": [(50, 1.0)]},
+                          {"seed": 2, "scores": {"bleu": 24.0}, "updates": 80, "epochs": 2,
+                           "stopped_by": "early_stopping", "curve": [(50, 2.0)]}])
+    assert record["scores"]["bleu"] == 22.0 and record["spread"]["bleu"].text(2) == \
+        "22.00 ± 2.83"
+    assert record["seeds"] == 2 and record["curves"] == [[(50, 1.0)], [(50, 2.0)]]
+    assert stop_summary(record["runs"]) == ("max_steps (1 of 2 seeds; 100 updates, 3 epochs); "
+                                            "early_stopping (1 of 2 seeds; 80 updates, 2 "
+                                            "epochs)")
+
+
+BUDGET_KEYS = {"train.max_steps", "train.max_epochs", "train.max_minutes",
+               "train.early_stopping.patience"}
+
+
+def write(tmp_path, **changes):
+    suite = yaml.safe_load(open(suite_file(tmp_path, tmp_path)).read())
+    if "budget" in changes:   # the budget decides these for every member
+        for overrides in [suite["set"], *(member["set"] for member in suite["members"])]:
+            for key in BUDGET_KEYS & set(overrides):
+                del overrides[key]
+    suite.update(changes)
+    path = tmp_path / "changed.yaml"
+    path.write_text(yaml.safe_dump(suite))
+    return path
+
+
+def test_budgets_are_updates_or_convergence_and_the_claim_names_real_members(tmp_path):
+    converge = load_suite(str(write(tmp_path, budget={"converge": {"patience": 3,
+                                                                   "max_updates": 900}})))
+    assert converge.budget == Budget(900, 3)
+    assert "train.early_stopping.patience=3" in converge.overrides_for(converge.members[0])
+    for budget, message in (({"minutes": 5}, "never wall time"),
+                            ({"converge": {"patience": 3}}, "needs max_updates"),
+                            ({"updates": 0}, "positive whole number")):
+        with pytest.raises(ConfigError, match=message):
+            load_suite(str(write(tmp_path, budget=budget)))
+    for expect, message in (([{"better": "plain", "than": "nobody", "metric": "bleu"}],
+                             "no member 'nobody'"),
+                            ([{"better": "plain", "than": "bahdanau", "on": "bleu"}],
+                             "give {better: A, than: B, metric: M}"),
+                            ([{"better": "plain", "than": "diagonal", "metric": "bleu"}],
+                             "diagonal aligner")):
+        with pytest.raises(ConfigError, match=message):
+            load_suite(str(write(tmp_path, expect=expect)))
+    clash = yaml.safe_load(write(tmp_path, budget={"updates": 5}).read_text())
+    clash["members"][0]["set"]["train.max_steps"] = 7
+    (tmp_path / "clash.yaml").write_text(yaml.safe_dump(clash))
+    with pytest.raises(ConfigError, match="member plain set gives train.max_steps, which the "
+                                          "budget decides"):
+        load_suite(str(tmp_path / "clash.yaml"))
+    with pytest.raises(ConfigError, match="seeds must be a positive"):
+        load_suite(str(write(tmp_path, seeds=0)))
+
+
+def test_a_member_folder_of_the_one_seed_layout_is_named_not_trained_over(tmp_path,
+                                                                         dates_dir, capsys):
+    out = tmp_path / "out"
+    (out / "plain").mkdir(parents=True)
+    (out / "plain" / "config.json").write_text("{}")
+    suite = suite_file(tmp_path, dates_dir, steps=(10, 10))
+    assert main(["compare", str(suite), "--dir", str(out), "--quiet"]) == 2
+    assert "one-seed layout" in capsys.readouterr().err
+    assert sorted(p.name for p in (out / "plain").iterdir()) == ["config.json"]
