@@ -60,7 +60,7 @@ def test_jobs_train_two_seeds_at_once_and_a_killed_run_resumes_every_member(tmp_
 
     page = (out / "report.html").read_text()
     assert "±" in page and "Is the difference real?" in page and "<h2>Verdict: " in page
-    assert "Every seed's figures" in page and "2 of 2 seeds" in page
+    assert "The figures of every seed" in page and "2 of 2 seeds" in page
     assert "the diagonal aligner" in page
     markdown = (out / "results.md").read_text()
     assert "**Verdict: " in markdown and "Rule:" in markdown

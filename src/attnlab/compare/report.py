@@ -156,7 +156,7 @@ def _significance_html(suite: Suite, records: list[dict]) -> str:
 
 
 def _seeds_html(suite: Suite, records: list[dict]) -> str:
-    """Every seed's own figures, folded away."""
+    """The figures of every seed run, folded away."""
     if max(record.get("seeds", 1) for record in records) < 2:
         return ""
     columns = RECIPES[suite.task].comparison.columns
@@ -168,7 +168,7 @@ def _seeds_html(suite: Suite, records: list[dict]) -> str:
                          *(number(run["scores"].get(key), digits) for _, key, digits in columns),
                          number(run.get("updates"), 0), number(run.get("epochs"), 0),
                          str(run.get("stopped_by", "-")), number(run.get("compute_minutes"), 1)])
-    return ("<details><summary>Every seed's figures</summary>" + html_table(rows) +
+    return ("<details><summary>The figures of every seed</summary>" + html_table(rows) +
             "</details>")
 
 

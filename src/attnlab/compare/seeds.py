@@ -1,6 +1,6 @@
-"""One member's record over its seeds: the seed runs' records (compare.json) folded into one
+"""One member's record over its seeds: its seed runs' records (compare.json) folded into one
 that the tables, figures and findings read as before, its numbers the means over the seeds, with
-the spread beside them and the seed records kept for the significance tests."""
+the spread beside them and every seed record kept for the significance tests."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import statistics
 
 from .significance import Spread, spread
 
-# Heavy or per-run fields: kept in each seed's record under "runs", not averaged.
+# Heavy or per-run fields: kept in the record of each seed under "runs", not averaged.
 PER_RUN = ("hypotheses", "references")
 
 
@@ -38,7 +38,7 @@ def aggregate(runs: list[dict]) -> dict:
 
 
 def stop_summary(runs: list[dict]) -> str:
-    """Why the seed runs stopped, with their updates and epochs: "max_steps (3 of 3 seeds;
+    """Why its seed runs stopped, with their updates and epochs: "max_steps (3 of 3 seeds;
     1,500 updates, 3 epochs each)"."""
     reasons: dict[str, list[dict]] = {}
     for run in runs:

@@ -118,7 +118,7 @@ def text_pair_test(hypotheses_a: Sequence[str], hypotheses_b: Sequence[str],
     default is 10000). B is sacreBLEU's baseline; the scores and p-values are those of its Result
     objects (the test is symmetric in A and B), except that a zero difference gets p = 1.
     seed (>= 1; sacreBLEU takes 0 as "no seed") makes the result deterministic. Not thread-safe:
-    the seed reaches sacreBLEU through the SACREBLEU_SEED environment variable, as on its
+    that seed reaches sacreBLEU through the SACREBLEU_SEED environment variable, as on its
     command line.
     """
     if method not in METHODS:
