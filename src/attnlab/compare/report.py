@@ -32,7 +32,7 @@ from .tables import (
     results_rows,
     short_gold,
 )
-from .verdicts import claim_verdict, pairwise
+from .verdicts import claim_verdict, matrix, pairwise
 from .verdicts import rules as rules_text
 
 
@@ -151,8 +151,14 @@ def _significance_html(suite: Suite, records: list[dict]) -> str:
     labels = {record["name"]: record["label"] for record in records}
     rows.extend([labels.get(test.a, test.a), labels.get(test.b, test.b), test.metric,
                  test.sentence, test.method] for test in tests)
+    metrics = list(dict.fromkeys(test.metric for test in tests))
+    tables = "".join(html_table(matrix(tests, records, metric)) for metric in metrics)
     return ("<h2>Is the difference real?</h2><p>Every pair of members, seed k against seed k "
-            "on the same test sentences (p &lt; 0.05).</p>" + html_table(rows))
+            "on the same test sentences. In each table the row's member against the column's: "
+            "&gt; k/N: significantly better (p &lt; 0.05) in k of N seeds; &lt;: worse; =: no "
+            "significant difference in a majority of seeds (for AER and perplexity, better "
+            f"means lower).</p>{tables}<details><summary>Every pair in words</summary>"
+            f"{html_table(rows)}</details>")
 
 
 def _seeds_html(suite: Suite, records: list[dict]) -> str:
@@ -184,7 +190,9 @@ def budget_text(suite: Suite, records: list[dict]) -> str:
     """How long the members trained and why each stopped, and over how many seeds."""
     budget = suite.budget.describe() if suite.budget else "each member's config"
     seeds = sorted({record.get("seeds", 1) for record in records})
-    stopped = "; ".join(f"{r['label']}: {r['stopped']}" for r in records if r.get("stopped"))
+    reasons = {r.get("stopped") for r in records if r.get("stopped")}
+    stopped = (f"every member: {reasons.pop()}" if len(reasons) == 1 else
+               "; ".join(f"{r['label']}: {r['stopped']}" for r in records if r.get("stopped")))
     timed = [r["label"] for r in records if "wall time" in str(r.get("budget", ""))]
     wall = (f" {', '.join(timed)} trained for wall time (as long as another member), so their "
             f"budget depends on the machine." if timed else "")
@@ -347,8 +355,11 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
     lines += [f"- {line}" for line in findings(suite, records, baseline)]
     tests = pairwise(records, significance_metrics(suite, records))
     if tests:
-        lines += ["", "Pairwise, seed k against seed k on the same test sentences:", "",
-                  *(f"- {test.sentence} ({test.method})" for test in tests)]
+        lines += ["", "Pairwise, seed k against seed k on the same test sentences (row against "
+                  "column; > k/N: significantly better, p < 0.05, in k of N seeds; <: worse; "
+                  "=: no significant difference; for AER lower is better):"]
+        for metric in dict.fromkeys(test.metric for test in tests):
+            lines += ["", markdown_table(matrix(tests, records, metric))]
     if missing:
         lines += ["", f"Not finished: {', '.join(missing)}."]
     return "\n".join(lines) + "\n"

@@ -60,16 +60,28 @@ def _paired_runs(a: dict, b: dict) -> list[tuple[dict, dict]]:
             if run.get("seed", 1) in by_seed]
 
 
+# The outputs compared and the method -> sacreBLEU's results: a report asks for a pair's BLEU,
+# its chrF and the claim's verdict, in the HTML and in results.md, and one test gives them all.
+_TEXT_TESTS: dict[tuple, dict[str, PairResult]] = {}
+CACHED = 512
+
+
 def text_tests(a: dict, b: dict, method: str = "bs") -> dict[str, list[PairResult]]:
     """BLEU and chrF, seed by seed, of two translation members."""
     results: dict[str, list[PairResult]] = {"bleu": [], "chrf": []}
     for run_a, run_b in _paired_runs(a, b):
         if not run_a.get("hypotheses") or not run_b.get("hypotheses"):
             continue
-        tested = text_pair_test(run_a["hypotheses"], run_b["hypotheses"], [run_a["references"]],
-                                method=method, samples=SAMPLES, seed=12345)
+        key = (tuple(run_a["hypotheses"]), tuple(run_b["hypotheses"]),
+               tuple(run_a["references"]), method)
+        if key not in _TEXT_TESTS:
+            if len(_TEXT_TESTS) >= CACHED:
+                _TEXT_TESTS.clear()
+            _TEXT_TESTS[key] = text_pair_test(run_a["hypotheses"], run_b["hypotheses"],
+                                              [run_a["references"]], method=method,
+                                              samples=SAMPLES, seed=12345)
         for metric in results:
-            results[metric].append(tested[metric])
+            results[metric].append(_TEXT_TESTS[key][metric])
     return results
 
 
@@ -140,6 +152,21 @@ def test_pair(a: dict, b: dict | None, metric: str, labels: dict[str, str],
     verdict = seed_verdict(results, ALPHA, lower_is_better=lower)
     return PairTest(a["name"], name_b, metric, *verdict,
                     finding_sentence(a["label"], label_b, metric, verdict, ALPHA), results, how)
+
+
+def matrix(tests: list[PairTest], records: list[dict], metric: str) -> list[list[str]]:
+    """The pairwise results of one metric as a table: row A, column B, the cell "> 3/3" (A
+    better in 3 of 3 seeds), "< 2/3" or "= 3/3" (no significant difference)."""
+    names = [record["name"] for record in records]
+    found = {(test.a, test.b): test for test in tests if test.metric == metric}
+    rows = [[metric, *(record["label"] for record in records[1:])]]
+    for i, a in enumerate(records[:-1]):
+        row = [a["label"]]
+        for j, b in enumerate(names[1:], start=1):
+            test = found.get((a["name"], b)) if j > i else None
+            row.append(f"{test.direction} {test.agreeing}/{test.seeds}" if test else "")
+        rows.append(row)
+    return rows
 
 
 def pairwise(records: list[dict], metrics: tuple[str, ...]) -> list[PairTest]:
