@@ -44,6 +44,7 @@ class EarlyStoppingConfig:
     metric: str | None = None   # key of Validation.metrics, e.g. "bleu"; None = no best/stopping
     mode: Literal["max", "min"] = "max"   # "max" for BLEU/accuracy, "min" for loss/perplexity
     patience: int | None = None  # validations without improvement before stopping; None = never
+    target: float | None = None  # stop once a validation reaches it (>= for max, <= for min)
 
 
 @dataclass
@@ -88,6 +89,9 @@ class TrainConfig:
                               "to watch")
         if self.schedule.kind == "warmup_decay" and self.schedule.warmup_steps < 1:
             raise ConfigError("train.schedule.warmup_steps must be at least 1 for warmup_decay")
+        if self.early_stopping.target is not None and self.early_stopping.metric is None:
+            raise ConfigError("train.early_stopping.target needs train.early_stopping.metric "
+                              "to compare with")
         if self.max_steps is None and self.max_epochs is None and self.max_minutes is None:
             raise ConfigError("train needs a budget: set max_steps, max_epochs or max_minutes")
 

@@ -32,7 +32,7 @@ from .state import Progress, restore_training_state, training_state
 from .task import Task
 
 TASK_MEMBERS = ("model", "sampler", "make_batch", "loss", "validate", "signature")
-STOP_REASONS = ("max_steps", "max_epochs", "time", "early_stopping", "interrupted")
+STOP_REASONS = ("max_steps", "max_epochs", "time", "early_stopping", "target", "interrupted")
 
 OPTIMIZERS = {
     # fused: one kernel over all parameters (3x faster steps than the per-tensor loop on CPU)
@@ -215,8 +215,9 @@ class Trainer:
         if stopped_by == "interrupted":
             return stopped_by   # no validation: the user wants out; _finish saves `last`
         if config.validate_every and step % config.validate_every == 0:
-            if self._validate():
-                return "early_stopping"
+            stop = self._validate()
+            if stop is not None:
+                return stop
         elif config.checkpoint_every and step % config.checkpoint_every == 0:
             self._save_last()
         return stopped_by
@@ -251,8 +252,9 @@ class Trainer:
             self._save_last()
         self._live_monitor.message(f"stopped by {stopped_by} at step {p.step}, epoch {p.epoch}")
 
-    def _validate(self) -> bool:
-        """Rank 0 validates, all ranks learn the metrics; True when patience ran out."""
+    def _validate(self) -> str | None:
+        """Rank 0 validates, all ranks learn the metrics; the reason to stop now ("target":
+        the metric reached early_stopping.target, "early_stopping": patience ran out), if any."""
         metrics = None
         if self.context.is_main:
             try:
@@ -269,9 +271,15 @@ class Trainer:
         self._save_last()
         if improved:
             self._save("best", training_state=None)
-        patience = self.config.early_stopping.patience
         self._reset_window()   # validation time is not training throughput
-        return patience is not None and p.bad_validations >= patience
+        stopping = self.config.early_stopping
+        if stopping.target is not None and stopping.metric is not None:
+            value = p.last_metrics[stopping.metric]   # NaN reaches no target
+            if value >= stopping.target if stopping.mode == "max" else value <= stopping.target:
+                return "target"
+        if stopping.patience is not None and p.bad_validations >= stopping.patience:
+            return "early_stopping"
+        return None
 
     def _validate_here(self) -> dict[str, float]:
         model = distributed.unwrap(self.ddp)
