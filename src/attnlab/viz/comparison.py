@@ -206,8 +206,10 @@ def bars_figure(values: Mapping[str, float | None], *, ylabel: str, title: str,
             bars = axes.bar([index], [number], width=0.65, color=member_style(index)["color"],
                             yerr=None if error is None else [error], capsize=4,
                             error_kw={"elinewidth": 1.2, "ecolor": "#333333"})
-            label = _value_text(number) + ("" if error is None else f" ± {_value_text(error)}")
-            axes.bar_label(bars, [label], fontsize=9, padding=2)
+            value = _value_text(number)
+            decimals = len(value.split(".")[1]) if "." in value else 0
+            label = value if error is None else f"{value}\n± {error:.{decimals}f}"
+            axes.bar_label(bars, [label], fontsize=9 if error is None else 8, padding=2)
         else:
             axes.text(index, 0.02, "n/a", transform=axes.get_xaxis_transform(), ha="center",
                       va="bottom", fontsize=9, color="#666666", fontstyle="italic")
@@ -215,8 +217,12 @@ def bars_figure(values: Mapping[str, float | None], *, ylabel: str, title: str,
                                                 itertools.cycle(REFERENCE_STYLES), strict=False):
         axes.axhline(value, color=colour, linestyle=dashes, linewidth=1.3,
                      label=f"{label}: {_value_text(float(value))}")
-    _bar_limits(axes, [n + errors.get(m, 0.0) for m, n in zip(members, numbers, strict=True)],
-                references)
+    # Room for the whiskers and their two-line labels above the tallest bar.
+    _bar_limits(axes, [n + 1.6 * errors.get(m, 0.0) for m, n in zip(members, numbers,
+                                                                    strict=True)], references)
+    if errors:
+        low, high = axes.get_ylim()
+        axes.set_ylim(low, high + 0.08 * (high - low))
     crowded = CHAR_INCHES * max(len(m) for m in members) > 0.9 * width / len(members)
     axes.set_xticks(range(len(members)), members, fontsize=9, rotation=30 if crowded else 0,
                     ha="right" if crowded else "center", rotation_mode="anchor")
