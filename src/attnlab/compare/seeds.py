@@ -20,8 +20,10 @@ def aggregate(runs: list[dict]) -> dict:
     record = {**base, "scores": scores, "seeds": len(runs), "runs": runs,
               "spread": {key: _spread([run["scores"].get(key) for run in runs])
                          for key in base["scores"]}}
-    for key in ("updates", "minutes", "compute_minutes"):
+    for key in ("minutes", "compute_minutes"):
         record[key] = _mean([run.get(key) for run in runs])
+    updates = _mean([run.get("updates") for run in runs])
+    record["updates"] = None if updates is None else round(updates)   # a count, not a score
     timed = [run["ms_per_update"] for run in runs if run.get("ms_per_update")]
     record["ms_per_update"] = statistics.median(timed) if timed else None
     record["curves"] = [run.get("curve") or [] for run in runs]
