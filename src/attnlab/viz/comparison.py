@@ -206,9 +206,9 @@ def bars_figure(values: Mapping[str, float | None], *, ylabel: str, title: str,
             bars = axes.bar([index], [number], width=0.65, color=member_style(index)["color"],
                             yerr=None if error is None else [error], capsize=4,
                             error_kw={"elinewidth": 1.2, "ecolor": "#333333"})
-            value = _value_text(number)
-            decimals = len(value.split(".")[1]) if "." in value else 0
-            label = value if error is None else f"{value}\n± {error:.{decimals}f}"
+            shown = _value_text(number)
+            decimals = len(shown.split(".")[1]) if "." in shown else 0
+            label = shown if error is None else f"{shown}\n± {error:.{decimals}f}"
             axes.bar_label(bars, [label], fontsize=9 if error is None else 8, padding=2)
         else:
             axes.text(index, 0.02, "n/a", transform=axes.get_xaxis_transform(), ha="center",
