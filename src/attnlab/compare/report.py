@@ -32,7 +32,7 @@ from .tables import (
     results_rows,
     short_gold,
 )
-from .verdicts import claim_verdict, matrix, pairwise
+from .verdicts import PairTest, Verdict, claim_verdict, matrix, pairwise
 from .verdicts import rules as rules_text
 
 
@@ -66,8 +66,11 @@ def write_report(suite: Suite, directory, options: RunOptions) -> list[Path]:
     command = f"attnlab compare {suite.argument} --dir {directory}"
     baseline = aligner_baseline(suite, directory, options, records)
     vocabulary = vocabulary_check(directory, records)
-    page = report_page(suite, records, missing, command, baseline, vocabulary)
-    markdown = results_markdown(suite, records, missing, command, baseline)
+    # The statistics once, for both pages: each is hundreds of resampling tests.
+    verdict = claim_verdict(suite, records)
+    tests = pairwise(records, significance_metrics(suite, records))
+    page = report_page(suite, records, missing, command, baseline, verdict, tests, vocabulary)
+    markdown = results_markdown(suite, records, missing, command, baseline, verdict, tests)
     written = []
     for name, text in (("report.html", page), ("results.md", markdown)):
         with atomic_output(directory / name) as file:
@@ -97,16 +100,17 @@ def vocabulary_check(directory: Path, records: list[dict]) -> str:
 
 
 def report_page(suite: Suite, records: list[dict], missing: list[str], command: str,
-                baseline: dict | None, vocabulary: str = "") -> str:
+                baseline: dict | None, verdict: Verdict | None, tests: list[PairTest],
+                vocabulary: str = "") -> str:
     title = suite.title or f"attnlab compare {suite.name}"
     parts = [f"<h1>{html.escape(title)}</h1>", _header(suite, records, missing, command)]
     if vocabulary:
         parts.append(f"<p><b>Vocabulary.</b> {html.escape(vocabulary)}.</p>")
-    parts.append(_verdict_html(suite, records))
+    parts.append(_verdict_html(verdict))
     parts.append("<h2>Findings</h2><ul>" + "".join(
         f"<li>{html.escape(line)}</li>" for line in findings(suite, records, baseline)) + "</ul>")
     parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)))
-    parts.append(_significance_html(suite, records))
+    parts.append(_significance_html(tests, records))
     parts.append(_seeds_html(suite, records))
     parts.append(_papers_html(suite, records))
     parts.extend(_figures(suite, records, command, baseline))
@@ -132,8 +136,7 @@ def _header(suite: Suite, records: list[dict], missing: list[str], command: str)
     return "".join(lines)
 
 
-def _verdict_html(suite: Suite, records: list[dict]) -> str:
-    verdict = claim_verdict(suite, records)
+def _verdict_html(verdict: Verdict | None) -> str:
     if verdict is None:
         return ""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in verdict.lines)
@@ -143,8 +146,7 @@ def _verdict_html(suite: Suite, records: list[dict]) -> str:
             f"rule</summary><ul>{rules}</ul></details>")
 
 
-def _significance_html(suite: Suite, records: list[dict]) -> str:
-    tests = pairwise(records, significance_metrics(suite, records))
+def _significance_html(tests: list[PairTest], records: list[dict]) -> str:
     if not tests:
         return ""
     rows = [["member A", "member B", "metric", "finding", "test"]]
@@ -336,7 +338,8 @@ def _members_html(records: list[dict]) -> str:
 
 
 def results_markdown(suite: Suite, records: list[dict], missing: list[str], command: str,
-                     baseline: dict | None) -> str:
+                     baseline: dict | None, verdict: Verdict | None,
+                     tests: list[PairTest]) -> str:
     lines = [f"### {suite.title or suite.name}", "", f"`{command}`", ""]
     if suite.scale_note:
         lines += [suite.scale_note, ""]
@@ -348,12 +351,10 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
     for table in paper_tables(suite.paper):
         lines += [f"{table.citation} ({table.setting}; other data and scale):", "",
                   markdown_table(paper_rows(table, records, suite.task)), ""]
-    verdict = claim_verdict(suite, records)
     if verdict is not None:
         lines += [f"**Verdict: {verdict.outcome}.**", "", *(f"- {line}" for line in verdict.lines),
                   "", f"Rule: {' '.join(rules_text())}", ""]
     lines += [f"- {line}" for line in findings(suite, records, baseline)]
-    tests = pairwise(records, significance_metrics(suite, records))
     if tests:
         lines += ["", "Pairwise, seed k against seed k on the same test sentences (row against "
                   "column; > k/N: significantly better, p < 0.05, in k of N seeds; <: worse; "
