@@ -121,6 +121,13 @@ def labels(page, kind: str, within: str = "#translate-figure") -> list[str]:
     return page.locator(f"{within} .{kind}-text text").all_text_contents()
 
 
+def as_label(token: str) -> str:
+    """A token as the page labels it (label() in static/svg.js; viz.token_label)."""
+    from attnlab.viz import token_label
+
+    return token_label(token)
+
+
 def argmax(values) -> int:
     return max(range(len(values)), key=values.__getitem__)
 
@@ -131,8 +138,9 @@ def test_translate_hover_highlights_what_a_word_attended_to(open_page):
     assert page.locator("#translate-hypotheses li").count() == len(hypotheses) == 2
     best = hypotheses[0]
     attention = best["attention"]
-    assert labels(page, "col") == best["source_tokens"]
-    assert labels(page, "row") == best["tokens"]
+    # a character-level run is drawn in characters: its spaces as "␣"
+    assert labels(page, "col") == [as_label(token) for token in best["source_tokens"]]
+    assert labels(page, "row") == [as_label(token) for token in best["tokens"]]
 
     # hovering target word i tints every source word by its weight; the largest is marked
     for i in range(len(best["tokens"])):
@@ -170,19 +178,26 @@ def test_translate_hover_highlights_what_a_word_attended_to(open_page):
     assert saved["hypothesis"]["attention"] == attention
 
 
-def test_piece_level_and_the_step_slider(open_page):
+def test_levels_are_the_runs_own_and_the_step_slider(open_page):
     page = open_page("translate")
-    words = translate(page)["hypotheses"][0]
-    assert labels(page, "col") == words["source_tokens"]
+    # a character-level run: its characters first, then words, each level named
+    toggle = page.locator("#translate-levels label").all_text_contents()
+    assert [name.strip() for name in toggle] == ["characters", "words"]
+    assert page.is_checked("#translate-form input[name='level'][value='piece']")
+    pieces = translate(page)["hypotheses"][0]
+    shown = labels(page, "col")
+    assert shown == [as_label(piece) for piece in pieces["source_tokens"]]
     with page.expect_response(lambda r: r.url.endswith("/api/translate")) as answer:
-        page.check("#translate-form input[name='level'][value='piece']")
-    pieces = answer.value.json()["hypotheses"][0]
+        page.check("#translate-form input[name='level'][value='word']")
+    words = answer.value.json()["hypotheses"][0]
+    page.wait_for_function(
+        "n => document.querySelectorAll('#translate-figure .col-label').length === n",
+        arg=len(words["source_tokens"]))
+    assert len(shown) > len(words["source_tokens"])  # one label per character before
+    page.check("#translate-form input[name='level'][value='piece']")
     page.wait_for_function(
         "n => document.querySelectorAll('#translate-figure .col-label').length === n",
         arg=len(pieces["source_tokens"]))
-    shown = labels(page, "col")
-    assert len(shown) > len(words["source_tokens"])  # a character-level run: one per character
-    assert shown == ["␣" if p == " " else p for p in pieces["source_tokens"]]
 
     # step 2 of the decoding: rows 0 and 1 drawn, the rest blank, the text so far shown
     assert len(pieces["tokens"]) >= 3
@@ -302,10 +317,17 @@ def test_a_run_without_attention_says_so(open_page):
     assert page.locator("#translate-downloads button[disabled]").count() == 3
 
 
+def test_the_beam_boxes_allow_what_the_server_accepts(open_page):
+    from attnlab.serve import Limits
+
+    page = open_page("translate")
+    for box in ("#translate-beam", "#translate-nbest", "#compare-beam"):
+        assert page.get_attribute(box, "max") == str(Limits().max_beam)
+
+
 def test_phone_width_keeps_the_page_within_the_screen(open_page):
     page = open_page("translate", width=390)
     translate(page, "Wednesday, 3 March 1999", beam=3, nbest=3)
-    page.check("#translate-form input[name='level'][value='piece']")
     page.wait_for_function("document.querySelectorAll('#translate-figure .col-label').length > 12")
     width = "document.scrollingElement.scrollWidth"
     assert page.evaluate(width) <= 390

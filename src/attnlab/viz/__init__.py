@@ -14,6 +14,7 @@ from attnlab.viz.heatmap import (
     matrix_figure,
     plot_alignment,
     plot_weight_matrix,
+    token_label,
     write_figure,
 )
 from attnlab.viz.image_attention import image_attention_figure, upsample_attention
@@ -45,6 +46,7 @@ __all__ = [
     "register_font",
     "report_html",
     "self_attention_figure",
+    "token_label",
     "upsample_attention",
     "write_figure",
     "write_report",

@@ -51,6 +51,18 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def token_label(token: str) -> str:
+    """A token as a label: a space (a character model's) and a bare word-boundary piece
+    (sentencepiece's "▁") both "␣", other whitespace "·", the empty token "∅". The explorer
+    page and the notebook views label tokens by the same rule (label() in static/svg.js)."""
+    token = str(token)
+    if token == "":
+        return "∅"
+    if token.replace("\u2581", "").strip() == "":
+        return "".join("␣" if c in " \u2581" else "·" for c in token)
+    return token
+
+
 @dataclass(frozen=True)
 class AxisScale:
     """How one side of a heatmap is drawn: `cells` weights along it, `block` neighbours averaged
@@ -133,7 +145,8 @@ def _label_axis(axis, scale: AxisScale, labels: Sequence[str], **options) -> Non
     if not scale.labelled:
         axis.set_ticks([])
         return
-    axis.set_ticks(range(scale.cells), [shorten(str(label), LABEL_CHARS) for label in labels],
+    axis.set_ticks(range(scale.cells), [shorten(token_label(label), LABEL_CHARS)
+                                        for label in labels],
                    fontsize=scale.font_size, **options)
 
 

@@ -2,47 +2,13 @@
 // heatmaps side by side, each under its run name and mechanism.
 
 import { api, say, sayError } from "./api.js";
+import { card, compareFigure } from "./compare-view.js";
 import { downloadBar } from "./download.js";
-import { heatmap } from "./heatmap.js";
-import { runNamed, titleOf } from "./runs.js";
-import { stack } from "./svg.js";
-import { checkedAttention, numberOf } from "./translate.js";
+import { fillLevels, levelsOf, vocabularyOf } from "./levels.js";
+import { runNamed } from "./runs.js";
+import { numberOf } from "./translate.js";
 
 const $ = (id) => document.getElementById(id);
-
-function card(run, hypothesis, failure) {
-  const figure = document.createElement("figure");
-  figure.className = "card";
-  figure.dataset.run = run.name;
-  const caption = document.createElement("figcaption");
-  const name = Object.assign(document.createElement("strong"), { textContent: run.name });
-  const mechanism = Object.assign(document.createElement("span"),
-    { className: "mechanism", textContent: run.mechanism || "" });
-  caption.append(name, " ", mechanism);
-  figure.append(caption);
-  const line = document.createElement("p");
-  if (failure) {
-    line.className = "card-error";
-    line.textContent = failure;
-    figure.append(line);
-    return { figure, map: null };
-  }
-  line.className = "hyp-text";
-  line.textContent = hypothesis.text || "(empty)";
-  figure.append(line);
-  const attention = checkedAttention(hypothesis);
-  const box = document.createElement("div");
-  box.className = "scroll";
-  figure.append(box);
-  if (!attention) {
-    box.textContent = "No attention in this run.";
-    return { figure, map: null };
-  }
-  const map = heatmap({ rows: hypothesis.tokens, cols: hypothesis.source_tokens,
-    weights: attention, cell: 22 });
-  box.append(map.svg);
-  return { figure, map };
-}
 
 /** A checkbox for one run: its name and mechanism. */
 function runChoice(run, index) {
@@ -72,15 +38,29 @@ class CompareView {
     }
     this.updateDownloads = downloadBar($("compare-downloads"), () => this.figure(),
       (message) => say(this.status, message, "error"));
+    this.showLevels();
     this.listen();
+  }
+
+  /** The levels the checked runs share by name (characters when all read characters...);
+   *  "pieces" when their pieces differ. */
+  showLevels() {
+    const names = [...this.form.querySelectorAll('input[name="compare-run"]:checked')]
+      .map((box) => box.value);
+    const vocabularies = new Set(names.map((name) => vocabularyOf(runNamed(this.allRuns,
+      name))));
+    const levels = vocabularies.size === 1 ? levelsOf([...vocabularies][0])
+      : [{ value: "piece", name: "pieces (each run's own)" }, { value: "word", name: "words" }];
+    const chosen = this.form.elements["compare-level"]?.value;
+    fillLevels($("compare-levels"), "compare-level", levels,
+      levels.some((level) => level.value === chosen) ? chosen : undefined);
   }
 
   figure() {
     const drawn = this.shown?.entries.filter((entry) => entry.map) ?? [];
     return drawn.length > 0 && {
       run: drawn.map((entry) => entry.run.name).join("-vs-"),
-      svg: () => stack(drawn.map((entry) => ({ svg: entry.map.snapshot(),
-        title: titleOf(entry.run) }))),
+      svg: () => compareFigure(drawn),
       data: () => ({ text: this.shown.text, runs: drawn.map((entry) => ({
         run: entry.run.name, mechanism: entry.run.mechanism, hypothesis: entry.hypothesis })) }),
     };
@@ -140,6 +120,7 @@ class CompareView {
       compare();
     });
     this.form.addEventListener("change", (event) => {
+      if (event.target.name === "compare-run") this.showLevels();
       if (event.target.name === "compare-level" && this.shown) compare();
     });
   }

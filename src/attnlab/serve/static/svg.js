@@ -42,11 +42,15 @@ export function textWidth(str, size = 12, weight = "normal") {
   return measure.measureText(str).width;
 }
 
-/** A token as a label: whitespace made visible, long tokens cut with an ellipsis. */
+/** A token as a label: a space (a character model's) and a bare word-boundary piece
+ *  (sentencepiece's "▁") both "␣", other whitespace "·", the empty token "∅"; long tokens cut
+ *  with an ellipsis. attnlab.viz.token_label is the same rule for the figures drawn in Python. */
 export function label(token, max = 18) {
   let shown = String(token);
   if (shown === "") shown = "∅";
-  else if (shown.trim() === "") shown = shown.replace(/ /g, "␣").replace(/\s/g, "·");
+  else if (shown.replace(/▁/g, "").trim() === "") {
+    shown = shown.replace(/[ ▁]/g, "␣").replace(/\s/g, "·");
+  }
   return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
 }
 

@@ -1,0 +1,49 @@
+// Translations of one sentence by several runs, side by side: a card per run (its name,
+// mechanism, best hypothesis and heatmap), drawn the same on the explorer page's Compare tab
+// and in a notebook.
+
+import { heatmap } from "./heatmap.js";
+import { titleOf } from "./runs.js";
+import { stack } from "./svg.js";
+import { checkedAttention } from "./translation-view.js";
+
+/** A card for run ({ name, mechanism }): its hypothesis' heatmap, or failure (a sentence).
+ *  Returns { figure, map } (map null without attention). */
+export function card(run, hypothesis, failure) {
+  const figure = document.createElement("figure");
+  figure.className = "card";
+  figure.dataset.run = run.name;
+  const caption = document.createElement("figcaption");
+  const name = Object.assign(document.createElement("strong"), { textContent: run.name });
+  const mechanism = Object.assign(document.createElement("span"),
+    { className: "mechanism", textContent: run.mechanism || "" });
+  caption.append(name, " ", mechanism);
+  figure.append(caption);
+  const line = document.createElement("p");
+  if (failure) {
+    line.className = "card-error";
+    line.textContent = failure;
+    figure.append(line);
+    return { figure, map: null };
+  }
+  line.className = "hyp-text";
+  line.textContent = hypothesis.text || "(empty)";
+  figure.append(line);
+  const attention = checkedAttention(hypothesis);
+  const box = document.createElement("div");
+  box.className = "scroll";
+  figure.append(box);
+  if (!attention) {
+    box.textContent = "No attention in this run.";
+    return { figure, map: null };
+  }
+  const map = heatmap({ rows: hypothesis.tokens, cols: hypothesis.source_tokens,
+    weights: attention, cell: 22 });
+  box.append(map.svg);
+  return { figure, map };
+}
+
+/** The figure the downloads save: the cards' heatmaps side by side, each under its run. */
+export function compareFigure(entries) {
+  return stack(entries.map((entry) => ({ svg: entry.map.snapshot(), title: titleOf(entry.run) })));
+}
