@@ -2,7 +2,7 @@
 
 from attnlab.version import __version__
 
-__all__ = ["__version__", "load"]
+__all__ = ["__version__", "load", "show"]
 
 
 def load(path, *, checkpoint=None, device="cpu"):
@@ -12,3 +12,12 @@ def load(path, *, checkpoint=None, device="cpu"):
     from attnlab.hub import load as load_model  # here, so that `import attnlab` stays light
 
     return load_model(path, checkpoint=checkpoint, device=device)
+
+
+def show(value):
+    """Draw a result inline in a notebook as the explorer draws it (a translation, caption or
+    LSTMN reading, a list of them, {label: translation} side by side, or a suite's records);
+    elsewhere print its plain table. See attnlab.viz.notebook."""
+    from attnlab.viz.notebook import show as show_view  # here, so that `import attnlab` stays light
+
+    show_view(value)

@@ -4,29 +4,44 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
 import torch
 from torch import Tensor
 
 from attnlab.data import EOS_ID, Vocab
 from attnlab.decode import beam_search
 from attnlab.models import Captioner
+from attnlab.viz.notebook import Displayed, View, caption_view
 
 from .config import DataConfig, DecodeConfig
 from .data import normalise
 
 
-@dataclass
-class Caption:
+@dataclass(repr=False)
+class Caption(Displayed):
     """One generated caption: words (EOS dropped); attention (len(words), h, w): alpha_t of
-    the step that produced each word, on the annotation grid; log_prob of the tokens."""
+    the step that produced each word, on the annotation grid; log_prob of the tokens; image:
+    (S, S, 3) uint8, the square the model saw, when it was captioned from pixels.
+
+    In a notebook it draws as the explorer's view (each word's attention over the image);
+    `repr` is a plain summary."""
 
     words: list[str]
     attention: Tensor
     log_prob: float
+    image: np.ndarray | None = None
 
     @property
     def text(self) -> str:
         return " ".join(self.words)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The attention as numpy: (len(words), h, w)."""
+        return self.attention.float().numpy()
+
+    def _view(self) -> View:
+        return caption_view(self.words, self.weights, self.image)
 
 
 def caption_images(model: Captioner, images: Tensor, vocab: Vocab,
@@ -57,6 +72,10 @@ def caption_pixels(model: Captioner, pixels: Tensor, vocab: Vocab, data: DataCon
     decode = replace(decode, beam=beam or decode.beam)
     captions: list[Caption] = []
     for start in range(0, pixels.shape[0], decode.batch_size):
-        chunk = normalise(pixels[start : start + decode.batch_size], data.mean, data.std)
-        captions += caption_images(model, chunk.to(device), vocab, decode)
+        square = pixels[start : start + decode.batch_size]
+        chunk = normalise(square, data.mean, data.std)
+        found = caption_images(model, chunk.to(device), vocab, decode)
+        for caption, image in zip(found, square, strict=True):
+            caption.image = image.numpy()   # what the model saw, for its view
+        captions += found
     return captions

@@ -17,30 +17,45 @@ import numpy as np
 from attnlab.data import collate
 from attnlab.decode import Hypothesis, beam_search
 from attnlab.models import Seq2Seq
+from attnlab.viz.notebook import Displayed, View, translation_view
 
 from .config import DecodeConfig
 from .corpus import Vocabularies
 from .labels import LabelledAttention, label, sentence_pieces, to_numpy
 
 
-@dataclass
-class TranslationResult(LabelledAttention):
+@dataclass(repr=False)
+class TranslationResult(Displayed, LabelledAttention):
     """One translation: text; score (length-normalised) and log_prob of its tokens (target ids,
     EOS last when it finished); plus its pieces, words and attention (see LabelledAttention);
     alternatives: the next best finished hypotheses when decode.n_best > 1, best first (each
-    a TranslationResult without alternatives of its own). An empty input line gives text ""
-    with no target pieces, (0, S) attention arrays and no alternatives."""
+    a TranslationResult without alternatives of its own); vocabulary: the source vocabulary's
+    kind ("char", "bpe", "unigram", "word"), which names its pieces. An empty input line gives
+    text "" with no target pieces, (0, S) attention arrays and no alternatives.
+
+    In a notebook it draws as the explorer's view (attnlab.viz.notebook), its n-best list
+    included; `repr` is a plain table."""
 
     text: str
     score: float
     log_prob: float
     tokens: list[int]
     alternatives: list[TranslationResult] = field(default_factory=list)
+    vocabulary: str = "bpe"
 
     @property
     def hypotheses(self) -> list[TranslationResult]:
         """This result and its alternatives: the n-best list, best first."""
         return [self, *self.alternatives]
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        """The attention its view shows first: (T_tgt, S) over the model's own pieces
+        (characters for a character model); word_attention has the words'."""
+        return self.attention
+
+    def _view(self) -> View:
+        return translation_view(self.hypotheses, self.vocabulary)
 
 
 def translate(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str],
@@ -108,11 +123,18 @@ def _result(vocabs: Vocabularies, sentence: str, hypothesis: Hypothesis) -> Tran
     labelled = label(vocabs.src, vocabs.tgt, sentence_pieces(vocabs.src, sentence), target_pieces,
                      attention)
     return TranslationResult(**vars(labelled), text=vocabs.tgt.decode(tokens),
-                             score=hypothesis.score, log_prob=hypothesis.log_prob, tokens=tokens)
+                             score=hypothesis.score, log_prob=hypothesis.log_prob, tokens=tokens,
+                             vocabulary=_kind(vocabs))
 
 
 def _empty(vocabs: Vocabularies) -> TranslationResult:
     """The result for a blank line: nothing to translate, so no target and no attention rows."""
     pieces = ["</s>"]  # the source the model would have seen: EOS alone
     labelled = label(vocabs.src, vocabs.tgt, pieces, [], np.zeros((0, len(pieces))))
-    return TranslationResult(**vars(labelled), text="", score=0.0, log_prob=0.0, tokens=[])
+    return TranslationResult(**vars(labelled), text="", score=0.0, log_prob=0.0, tokens=[],
+                             vocabulary=_kind(vocabs))
+
+
+def _kind(vocabs: Vocabularies) -> str:
+    """The source vocabulary's kind: what its pieces are."""
+    return str(getattr(vocabs.src, "kind", "bpe"))

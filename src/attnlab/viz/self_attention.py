@@ -19,6 +19,7 @@ from matplotlib.font_manager import FontProperties
 
 from attnlab.viz.fonts import font_families
 from attnlab.viz.heatmap import LABEL_CHARS, MAX_PIXELS, plot_weight_matrix, save_figure, shorten
+from attnlab.viz.notebook import Displayed, View, reading_view
 
 FONT_SIZE = 11
 LINE_INCHES = 0.32
@@ -123,13 +124,19 @@ def plot_self_attention(
     return save_figure(self_attention_figure(tokens, weights, font_path=font_path), path)
 
 
-@dataclass
-class SentenceReading:
+@dataclass(repr=False)
+class SentenceReading(Displayed):
     """What a self-attending reader (the LSTMN) attended to while reading one sentence:
-    tokens (T,) in reading order; weights (L, T, T): layer l's s^t in row t, over i < t."""
+    tokens (T,) in reading order; weights (L, T, T): layer l's s^t in row t, over i < t.
+
+    In a notebook it draws as the explorer's reading figure (its top layer); `repr` is a
+    plain table."""
 
     tokens: list[str]
     weights: np.ndarray
+
+    def _view(self) -> View:
+        return reading_view(self.tokens, np.asarray(self.weights)[-1])
 
 
 def plot_reading(reading: SentenceReading, output: str | os.PathLike,

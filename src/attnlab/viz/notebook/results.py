@@ -1,0 +1,233 @@
+"""Views of results, from their plain data: tokens, weights, images. The recipes' result
+classes (translations, captions, readings) call these; viz reads only their attributes, so it
+knows no model.
+
+A translation offers the levels its vocabulary has, the model's own pieces first (what it
+reads: characters for a character model) and words after, as the page's levels.js names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .tables import matrix_table
+from .views import CaptionFigureView, View, png_url, rounded
+
+# The model's pieces by vocabulary kind (levels.js says the same for the page); a word
+# vocabulary's pieces are its words, so it offers one level.
+PIECES = {"char": "characters", "bpe": "subword pieces", "unigram": "subword pieces"}
+
+
+def levels_of(vocabulary: str) -> list[tuple[str, str]]:
+    """[(API level, its name)], the default first."""
+    pieces = PIECES.get(vocabulary)
+    return [("piece", pieces), ("word", "words")] if pieces else [("word", "words")]
+
+
+def _tokens(hypothesis: Any, level: str, vocabulary: str) -> tuple[list, list, Any]:
+    """(target tokens, source tokens, attention) of a labelled translation at `level`."""
+    if level == "word" and vocabulary in PIECES:
+        return (hypothesis.target_words, hypothesis.source_words, hypothesis.word_attention)
+    return hypothesis.target_pieces, hypothesis.source_pieces, hypothesis.attention
+
+
+def hypothesis_data(hypothesis: Any, level: str, vocabulary: str) -> dict:
+    """One hypothesis as the explorer's API gives it: text, score, tokens, source_tokens,
+    attention (target tokens, source tokens) or None."""
+    tokens, source, attention = _tokens(hypothesis, level, vocabulary)
+    return {
+        "text": hypothesis.text,
+        "score": float(hypothesis.score),
+        "tokens": list(tokens),
+        "source_tokens": list(source),
+        "attention": rounded(attention),
+    }
+
+
+def source_text(hypothesis: Any) -> str:
+    """The source sentence, from its words (the "</s>" the model read left out)."""
+    words = [w for w in hypothesis.source_words if w != "</s>"]
+    return " ".join(words)
+
+
+def translation_view(
+    hypotheses: Sequence[Any], vocabulary: str, title: str | None = None, name: str = "translation"
+) -> View:
+    """The n-best list of one sentence (best first; each a labelled translation: text, score,
+    pieces, words and their attention), at each level of `vocabulary`."""
+    best = hypotheses[0]
+    title = title or f"“{source_text(best)}” → “{best.text}”"
+    levels: list[dict[str, Any]] = [
+        {
+            "value": level,
+            "name": level_name,
+            "hypotheses": [hypothesis_data(h, level, vocabulary) for h in hypotheses],
+        }
+        for level, level_name in levels_of(vocabulary)
+    ]
+    first = levels[0]["hypotheses"][0]
+    shown = _tokens(best, levels[0]["value"], vocabulary)[2]
+    lines = [
+        f"{title} ({levels[0]['name']}; score {best.score:.3f})",
+        matrix_table(
+            first["tokens"],
+            first["source_tokens"],
+            shown,
+        ),
+    ]
+    lines += [f"{k}. {h.text} ({h.score:.3f})" for k, h in enumerate(hypotheses[1:], start=2)]
+    return View(
+        {"kind": "translation", "name": name, "title": title, "levels": levels},
+        "\n".join(lines),
+        shown,
+    )
+
+
+def caption_view(
+    words: Sequence[str],
+    attention: Any,
+    image: np.ndarray | None,
+    title: str | None = None,
+    name: str = "caption",
+) -> View:
+    """A caption: words, attention (words, H, W) over the annotation grid, image (S, S, 3)
+    uint8 as the model saw it (None: a grey square)."""
+    attention = np.asarray(attention, dtype=np.float64)
+    count, height, width = attention.shape
+    if image is None:
+        image = np.full((8 * height, 8 * width, 3), 200, dtype=np.uint8)
+    text = " ".join(words)
+    title = title or f"Caption: {text}"
+    answer = {
+        "caption": text,
+        "tokens": list(words),
+        "attention": rounded(attention.reshape(count, height * width)),
+        "grid": [height, width],
+        "image": png_url(image),
+    }
+    rows = [
+        f"{word}: looks most at cell {np.unravel_index(int(a.argmax()), a.shape)}"
+        for word, a in zip(words, attention, strict=True)
+    ]
+    payload = {
+        "kind": "caption",
+        "name": name,
+        "title": title,
+        "answer": answer,
+        "size": [int(image.shape[0]), int(image.shape[1])],
+    }
+    return CaptionFigureView(
+        payload,
+        "\n".join([title, f"grid {height} x {width}", *rows]),
+        attention,
+        attention=attention,
+    )
+
+
+def reading_view(
+    tokens: Sequence[str], weights: Any, title: str | None = None, name: str = "reading"
+) -> View:
+    """An LSTMN's reading: tokens (T,), weights (T, T), row t over the tokens before t."""
+    weights = np.asarray(weights, dtype=np.float64)
+    words = [t for t in tokens if t != "<s>" and t.strip(" \u2581")]
+    title = title or f"Reading “{' '.join(words)}”"
+    answer = {"tokens": list(tokens), "weights": rounded(weights)}
+    return View(
+        {"kind": "reading", "name": name, "title": title, "answer": answer},
+        f"{title}\n{matrix_table(list(tokens), list(tokens), weights)}",
+        weights,
+    )
+
+
+def compare_view(
+    translations: Mapping[str, Any], vocabulary: str | None = None, title: str | None = None
+) -> View:
+    """Several runs' translations of one sentence side by side: {run label: a translation
+    (its best hypothesis drawn, at the model's own pieces unless vocabulary says words)}."""
+    entries, texts, weights = [], [], {}
+    for label, result in translations.items():
+        kind = str(vocabulary or getattr(result, "vocabulary", "bpe"))
+        data = hypothesis_data(result, levels_of(kind)[0][0], kind)
+        entries.append({"run": {"name": label, "mechanism": ""}, "hypothesis": data})
+        texts.append(
+            f"{label}: {result.text}\n"
+            f"{matrix_table(data['tokens'], data['source_tokens'], data['attention'])}"
+        )
+        weights[label] = _tokens(result, levels_of(kind)[0][0], kind)[2]
+    first = next(iter(translations.values()))
+    title = title or f"“{source_text(first)}”, {len(entries)} runs side by side"
+    return View(
+        {"kind": "compare", "title": title, "entries": entries},
+        "\n\n".join([title, *texts]),
+        weights,
+    )
+
+
+def _score(value: Any, spread: Any) -> str:
+    if not isinstance(value, int | float):
+        return "" if value is None else str(value)
+    text = f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return f"{text} ± {spread:.2g}" if isinstance(spread, int | float) and spread else text
+
+
+def suite_view(records: Sequence[Mapping[str, Any]], title: str | None = None) -> View:
+    """A suite's results (the records `attnlab compare` keeps per member): their scores in a
+    table and each member's example translation side by side."""
+    keys = [
+        key
+        for key in dict.fromkeys(k for r in records for k in r.get("scores", {}))
+        if any(isinstance(r["scores"].get(key), int | float) for r in records)
+    ]
+    columns = ["member", "updates", *keys]
+    rows = [
+        [
+            str(r.get("label") or r["name"]),
+            _score(r.get("updates"), None),
+            *(_score(r["scores"].get(k), (r.get("spread") or {}).get(k)) for k in keys),
+        ]
+        for r in records
+    ]
+    entries = []
+    for record in records:
+        example = record.get("example") or {}
+        weights = example.get("weights")
+        hypothesis = (
+            None
+            if not example or "target_tokens" not in example
+            else {
+                "text": example.get("translation", ""),
+                "score": 0.0,
+                "tokens": example["target_tokens"],
+                "source_tokens": example["source_tokens"],
+                "attention": rounded(weights),
+            }
+        )
+        entries.append(
+            {
+                "run": {
+                    "name": str(record.get("label") or record["name"]),
+                    "mechanism": example.get("translation", ""),
+                },
+                "hypothesis": hypothesis,
+                "failure": None if hypothesis else "No attention to draw.",
+            }
+        )
+    title = title or f"{len(records)} members"
+    widths = [max(len(str(x)) for x in column) for column in zip(columns, *rows, strict=True)]
+    table = "\n".join(
+        "  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True))
+        for row in [columns, *rows]
+    )
+    return View(
+        {
+            "kind": "compare",
+            "title": title,
+            "table": {"columns": columns, "rows": rows},
+            "entries": entries,
+        },
+        f"{title}\n{table}",
+        {r["name"]: (r.get("example") or {}).get("weights") for r in records},
+    )
