@@ -13,6 +13,7 @@ and `height`; boxes are kept in the pixels of the stored image and mapped by `fi
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -113,7 +114,7 @@ def load_image(path: str | os.PathLike, size: int,
             if width * height > max_pixels:
                 raise DataError(f"image {path} is {width} x {height} pixels, more than the "
                                 f"{max_pixels:,} attnlab decodes; resize it first")
-            image = opened.convert("RGB")
+            pixels = square_pixels(opened, size)
     except Image.DecompressionBombError:  # Pillow's own, larger limit, hit while opening
         raise DataError(f"image {path} declares more than the {max_pixels:,} pixels attnlab "
                         f"decodes; resize it first") from None
@@ -121,18 +122,42 @@ def load_image(path: str | os.PathLike, size: int,
         if isinstance(error, DataError):
             raise
         raise DataError(f"cannot read image {path}: {error}") from None
-    return square_pixels(image, size), (image.width, image.height)
+    return pixels, (width, height)
 
 
 def square_pixels(image: Image.Image, size: int) -> np.ndarray:
-    """An RGB image as the model sees it: (size, size, 3) uint8, the shorter side scaled to
-    `size`, then the centre cropped (see fit_square)."""
+    """An image as the model sees it: (size, size, 3) uint8, the shorter side scaled to `size`,
+    then the centre cropped (see fit_square).
+
+    Memory stays in proportion to the image, whatever its shape: an opened file is decoded
+    once, a JPEG at the smallest scale (1/2, 1/4, 1/8) that keeps `size`; a mode other than
+    RGB converts only the centre square; and the square is resized in one step from the image
+    (Pillow reads the box, holding at most size x shorter side pixels in between). Scaling the
+    whole image first, then cropping, made a 1 x 200,000 upload 32 x 6,400,000 pixels (1 GB)."""
+    width, height = image.size
+    scale = size / min(width, height)
+    # a no-op but for JPEG files not yet decoded
+    image.draft("RGB", (math.ceil(width * scale), math.ceil(height * scale)))
     scale, left, top = fit_square(image.width, image.height, size)
-    resized = image.resize((max(size, round(image.width * scale)),
-                            max(size, round(image.height * scale))), Image.Resampling.BICUBIC)
-    left, top = round(left), round(top)
-    cropped = resized.crop((left, top, left + size, top + size))
-    return np.asarray(cropped, dtype=np.uint8).copy()
+    box = (left / scale, top / scale, (left + size) / scale, (top + size) / scale)
+    if image.mode != "RGB":
+        image, box = _rgb_around(image, box, size)
+    square = image.resize((size, size), Image.Resampling.BICUBIC, box=box)
+    return np.array(square, dtype=np.uint8)  # a writable copy
+
+
+def _rgb_around(image: Image.Image, box: Box, size: int) -> tuple[Image.Image, Box]:
+    """The part of `image` that resizing `box` to size x size reads, in RGB, and the box in it.
+    The bicubic filter reaches 2 output pixels past the box (in input pixels: 2 x the box's
+    side / size), so the result is the one converting the whole image would give."""
+    x0, y0, x1, y1 = box
+    reach = 2 * max(1.0, (x1 - x0) / size) + 1
+    left, top = max(0, math.floor(x0 - reach)), max(0, math.floor(y0 - reach))
+    right = min(image.width, math.ceil(x1 + reach))
+    bottom = min(image.height, math.ceil(y1 + reach))
+    if (left, top, right, bottom) != (0, 0, image.width, image.height):
+        image = image.crop((left, top, right, bottom))
+    return image.convert("RGB"), (x0 - left, y0 - top, x1 - left, y1 - top)
 
 
 def normalise(pixels: torch.Tensor, mean, std) -> torch.Tensor:

@@ -1,11 +1,14 @@
 """Uploaded images, in memory: their size read from the header before any pixel is decoded (a
-small file can declare a huge image: a decompression bomb), then the square the model sees, and
-that square as a PNG data URL for the page to draw attention on."""
+small file can declare a huge image: a decompression bomb), then the square the model sees
+(decoded and resized in memory in proportion to the image: see square_pixels), and that square
+as a PNG data URL for the page to draw attention on."""
 
 from __future__ import annotations
 
 import base64
 import io
+import re
+import struct
 import warnings
 
 import numpy as np
@@ -14,6 +17,10 @@ from PIL import Image
 from attnlab.captioning.data import square_pixels
 
 from .problems import invalid, too_large
+
+# What Pillow raises for a file it cannot read (struct.error: a header cut short).
+UNREADABLE = (OSError, ValueError, SyntaxError, EOFError, struct.error)
+_REPR = re.compile(r"\s*<[^<>]* at 0x[0-9a-fA-F]+>")  # "<_io.BytesIO object at 0x7f...>"
 
 
 def open_upload(data: bytes, max_pixels: int) -> Image.Image:
@@ -26,8 +33,11 @@ def open_upload(data: bytes, max_pixels: int) -> Image.Image:
     except Image.DecompressionBombError:  # Pillow's own limit, hit while reading the header
         raise too_large(f"the image declares more than the {max_pixels:,} pixels this server "
                         f"decodes") from None
-    except (OSError, ValueError, SyntaxError) as error:
-        raise invalid(f"the upload is not an image this server reads ({error})") from None
+    except Image.UnidentifiedImageError:
+        raise invalid("the upload is not an image this server reads (PNG, JPEG, GIF, WebP, "
+                      "BMP or another format Pillow opens)") from None
+    except UNREADABLE as error:
+        raise invalid(f"the upload is not an image this server reads ({reason(error)})") from None
     width, height = image.size
     if width * height > max_pixels:
         raise too_large(f"the image is {width} x {height} pixels, more than the "
@@ -40,12 +50,17 @@ def upload_pixels(image: Image.Image, size: int) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            rgb = image.convert("RGB")
+            return square_pixels(image, size)
     except Image.DecompressionBombError:
         raise too_large("the image is larger than the pixels this server decodes") from None
-    except (OSError, ValueError, SyntaxError) as error:
-        raise invalid(f"the image cannot be decoded ({error})") from None
-    return square_pixels(rgb, size)
+    except UNREADABLE as error:
+        raise invalid(f"the image cannot be decoded ({reason(error)})") from None
+
+
+def reason(error: BaseException) -> str:
+    """Pillow's message as a few words: its first line, without the repr of our buffer."""
+    lines = _REPR.sub("", str(error)).strip().splitlines()
+    return lines[0].rstrip(".") if lines and lines[0] else type(error).__name__
 
 
 def png_data_url(pixels: np.ndarray) -> str:
