@@ -8,8 +8,11 @@ flags that commands reading a trained run share are written once, in options.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import logging
+import os
+import select
 import sys
 
 from attnlab.errors import UserError
@@ -86,6 +89,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit code. A reader that goes away (`| head`) ends any command
+    quietly with 0, as `cat` does, following the Python docs' note on SIGPIPE: standard output
+    then points at os.devnull, so that the flush at exit cannot fail again."""
+    try:
+        try:
+            return _run(argv)
+        finally:
+            sys.stdout.flush()  # buffered output meets the closed pipe here, or at exit
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):  # ValueError: no file descriptor
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _run(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # --debug anywhere on the line (before or after the command) shows tracebacks.
     debug = "--debug" in argv
@@ -105,11 +123,25 @@ def main(argv: list[str] | None = None) -> int:
               "inputs or a machine with more memory", file=sys.stderr)
         return 1
     except Exception as error:  # the last fallback: a bug, or a case without its own message
-        if debug:
+        if debug or (isinstance(error, BrokenPipeError) and reader_gone(sys.stdout)):
             raise
         print(f"attnlab: error: {unexpected(error)}; run with --debug for the traceback",
               file=sys.stderr)
         return 1
+
+
+def reader_gone(stream) -> bool:
+    """Whether `stream` is a pipe or socket whose reader has closed it (poll reports an error or
+    a hang-up), so that a BrokenPipeError is that reader leaving and not another pipe's bug.
+    True where poll is missing (Windows): a closed pipe is then the likely cause."""
+    if not hasattr(select, "poll"):
+        return True
+    try:
+        poller = select.poll()
+        poller.register(stream.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError):  # no file descriptor (a test's capture): not a closed pipe
+        return False
 
 
 def unexpected(error: BaseException) -> str:
