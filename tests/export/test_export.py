@@ -149,6 +149,9 @@ def test_what_is_not_a_run_is_one_sentence(dates_data, dates_run, tmp_path, caps
                       (dates_data / "train.src", "is not a run directory: it is a file")):
         code, _, err = cli(capsys, "export", "--run", run, "--output", tmp_path / "m")
         assert code == 2 and says in err and err.count("\n") == 1, err
+    code, _, err = cli(capsys, "export", "--run", dates_run.parent, "--output", tmp_path / "m")
+    assert (code, err) == (2, f"attnlab: error: --run {dates_run.parent} is not a run directory "
+                              f"but holds one run: did you mean {dates_run}?\n")
     for inside in (dates_run / "model", dates_run, dates_run.parent):
         code, _, err = cli(capsys, "export", "--run", dates_run, "--output", inside,
                            "--overwrite")

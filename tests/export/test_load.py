@@ -19,6 +19,7 @@ from attnlab.cli import main
 from attnlab.errors import CheckpointError
 from attnlab.hub import ImageCaptioner, LanguageModelReader, Translator
 from attnlab.lm import evaluate_perplexity, load_language_model, read_with_language_model
+from attnlab.train import runs
 from attnlab.translation import load_run
 
 LINES = ["14 March 1998", "", "2001-07-04", "le 3 juin 1987"]
@@ -126,11 +127,76 @@ def test_lm_commands_read_the_model_directory(lm_run, text_dir, exported, tmp_pa
     assert (tmp_path / "model.png").read_bytes() == (tmp_path / "run.png").read_bytes()
 
 
-def test_what_load_refuses(dates_data, dates_run, exported, tmp_path):
-    with pytest.raises(CheckpointError, match="has no checkpoint"):
-        attnlab.load(dates_data)
-    with pytest.raises(CheckpointError, match="does not exist"):
-        attnlab.load(tmp_path / "nowhere")
+def refusal(path) -> str:
+    with pytest.raises(CheckpointError) as error:
+        attnlab.load(path)
+    return str(error.value)
+
+
+def test_what_is_not_a_run_is_named_for_what_it_is(dates_data, dates_run, tmp_path):
+    wrote = "pass a folder that attnlab train or attnlab export wrote"
+    assert refusal(tmp_path / "nowhere") == f"run directory {tmp_path / 'nowhere'} does not exist"
+    assert refusal(dates_data / "train.src") == (f"{dates_data / 'train.src'} is a file, not a "
+                                                 f"run directory; {wrote}")
+    assert refusal(dates_data) == (f"{dates_data} has no checkpoint (best/ or last/) and holds "
+                                   f"no run, so it is not a run directory; {wrote}")
+    (tmp_path / "empty").mkdir()
+    assert refusal(tmp_path / "empty") == (f"run directory {tmp_path / 'empty'} is empty: it "
+                                           f"has no checkpoint (best/ or last/) yet; train a "
+                                           f"run into it, or {wrote}")
+    assert refusal(dates_run / "best") == (f"{dates_run / 'best'} is the best/ checkpoint of a "
+                                           f"run, not a run directory: did you mean {dates_run}?")
+    (tmp_path / "started").mkdir()
+    (tmp_path / "started" / "config.json").write_text("{}")
+    assert refusal(tmp_path / "started") == (f"run directory {tmp_path / 'started'} has no "
+                                             f"checkpoint (best/ or last/) yet; train it first")
+
+
+def test_a_folder_that_holds_runs_names_them(dates_run, pieces_run, tmp_path):
+    assert refusal(dates_run.parent) == (f"{dates_run.parent} is not a run directory but holds "
+                                         f"one run: did you mean {dates_run}?")
+    suite = tmp_path / "suite"
+    shutil.copytree(dates_run, suite / "dates" / "seed-1")
+    shutil.copytree(pieces_run, suite / "pieces" / "seed-1")
+    assert refusal(suite) == (f"{suite} is not a run directory but holds 2 runs: did you mean "
+                              f"{suite}/dates/seed-1 or {suite}/pieces/seed-1?")
+    assert attnlab.load(suite / "dates" / "seed-1").checkpoint == "best"
+
+
+def test_a_search_cut_short_says_at_least(tmp_path, monkeypatch):
+    for name in ("a", "b/c", "d/e/f"):
+        (tmp_path / "runs" / name / "last").mkdir(parents=True)
+    monkeypatch.setattr(runs, "SEARCHED", 2)  # runs/ and runs/b: a and b/c found, d/e/f not
+    assert refusal(tmp_path / "runs") == (
+        f"{tmp_path / 'runs'} is not a run directory but holds at least 2 runs: did you mean "
+        f"{tmp_path}/runs/a or {tmp_path}/runs/b/c?")
+    (tmp_path / "data" / "x" / "y").mkdir(parents=True)
+    assert refusal(tmp_path / "data").startswith(
+        f"{tmp_path / 'data'} has no checkpoint (best/ or last/) and no run in its first 2 "
+        f"folders, so it is not a run directory")
+
+
+@pytest.mark.parametrize(("run", "verb", "says"), [
+    ("dates_run", "caption", "this is a translation model, which has no .caption(): use "
+                             ".translate(lines) or .stream(lines)"),
+    ("caption_run", "translate", "this is a captioning model, which has no .translate(): use "
+                                 ".caption(images)"),
+    ("lm_run", "translate", "this is a language model, which has no .translate(): use "
+                            ".perplexity(lines) or .read(sentence)"),
+    ("caption_run", "perplexity", "this is a captioning model, which has no .perplexity(): use "
+                                  ".caption(images)"),
+])
+def test_another_tasks_verb_names_this_ones(run, verb, says, request):
+    model = attnlab.load(request.getfixturevalue(run))
+    with pytest.raises(AttributeError) as error:
+        getattr(model, verb)(["x"])
+    assert str(error.value) == says
+    assert not hasattr(model, verb)
+    with pytest.raises(AttributeError, match="object has no attribute 'no_such_verb'"):
+        assert model.no_such_verb
+
+
+def test_what_load_refuses(dates_run, exported, tmp_path):
     model = tmp_path / "copy"
     shutil.copytree(exported(dates_run), model)
     weights = model / "best/model.safetensors"

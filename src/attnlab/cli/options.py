@@ -57,14 +57,17 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
 
 def check_task(run: str | None, checkpoint: str | None, command: str,
                accepts: tuple[str, ...] = ("translation",)) -> None:
-    """One sentence when `run` holds another task's model than `command` ("caption plot")
-    reads, naming the command that reads it; called before any other check or work. A run
-    that cannot be read (missing, no checkpoint yet) is left to the loading, which says so."""
+    """One sentence when `run` is not a trained run (missing, a file, a folder of runs: see
+    attnlab.train.runs.not_a_run), or holds another task's model than `command` ("caption
+    plot") reads, naming the command that reads it; called before any other check or work,
+    so that nothing is written beside a folder that is not a run. A run that cannot be read
+    otherwise (a damaged meta.json) is left to the loading, which says so."""
     from attnlab.recipes import RECIPES
-    from attnlab.train import run_task
+    from attnlab.train import RunDir, choose_checkpoint, run_task
 
     if run is None:
         return
+    choose_checkpoint(RunDir(run), checkpoint)
     try:
         task = run_task(run, checkpoint)
     except UserError:

@@ -30,6 +30,7 @@ from attnlab.recipes import Recipe, recipe_of_run
 from attnlab.train import RunDir, choose_checkpoint
 from attnlab.train.identity import META_FILE, MODEL_FILE
 from attnlab.train.monitor import METRICS_FILE, read_curves
+from attnlab.train.runs import not_a_run, runs_inside
 from attnlab.version import __version__
 
 from .card import CardFacts, model_card
@@ -93,6 +94,8 @@ def _check_run(run: RunDir) -> None:
                               f"{'it does not exist' if not path.exists() else 'it is a file'}")
     if not run.file("config.json").is_file() and not any(
             run.has_checkpoint(name) for name in ("best", "last")):
+        if runs_inside(path)[0]:  # a suite's folder: name the runs in it
+            raise CheckpointError(f"--run {not_a_run(path)}")
         raise CheckpointError(f"--run {path} is not a run directory: it has no config.json and "
                               f"no best/ or last/ checkpoint (attnlab train writes those)")
 

@@ -47,6 +47,8 @@ class LoadedModel:
     signature) and trained (the recipe's loaded run); config and model (eval mode) from it."""
 
     task: ClassVar[str] = ""
+    kind: ClassVar[str] = ""  # "a captioning model", in the sentence for another task's verb
+    verbs: ClassVar[dict[str, str]] = {}  # verb -> how to call it, ".caption(images)"
     path: Path
     checkpoint: str
     meta: dict
@@ -65,9 +67,21 @@ class LoadedModel:
         return (f"{type(self).__name__}({str(self.path)!r}, checkpoint={self.checkpoint!r}, "
                 f"step={step})")
 
+    if not TYPE_CHECKING:  # hidden from mypy, which would otherwise accept any attribute
+
+        def __getattr__(self, name: str):
+            """Only for a missing attribute: another task's verb (.caption on a translation
+            model) says what this model is and which verbs it has."""
+            if self.kind and any(name in other.verbs for other in WRAPPERS.values()):
+                ways = " or ".join(self.verbs.values())
+                raise AttributeError(f"this is {self.kind}, which has no .{name}(): use {ways}")
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
 
 class Translator(LoadedModel):
     task = "translation"
+    kind = "a translation model"
+    verbs = {"translate": ".translate(lines)", "stream": ".stream(lines)"}
 
     def translate(self, lines: Sequence[str], *, beam: int | None = None,
                   n_best: int | None = None, alpha: float | None = None,
@@ -86,6 +100,8 @@ class Translator(LoadedModel):
 
 class ImageCaptioner(LoadedModel):
     task = "captioning"
+    kind = "a captioning model"
+    verbs = {"caption": ".caption(images)"}
 
     def caption(self, images: Sequence[str | os.PathLike | Image.Image], *,
                 beam: int | None = None) -> list[Caption]:
@@ -105,6 +121,8 @@ class ImageCaptioner(LoadedModel):
 
 class LanguageModelReader(LoadedModel):
     task = "lm"
+    kind = "a language model"
+    verbs = {"perplexity": ".perplexity(lines)", "read": ".read(sentence)"}
 
     def read(self, sentence: str) -> SentenceReading:
         """What an LSTMN attends to reading <s> w_1 .. w_n: tokens and weights
@@ -135,7 +153,10 @@ def load(path: str | os.PathLike, *, checkpoint: str | None = None,
     """A run directory or a model directory `attnlab export` wrote, loaded for its task:
     a Translator, ImageCaptioner or LanguageModelReader (`checkpoint`: "best", "last", or None
     for best-else-last; `device`: "cpu", "cuda", "auto"...). CheckpointError (one sentence)
-    when `path` is not a trained run, or a file in it is not the one its meta.json records."""
+    when `path` is not a trained run (naming the run a folder holds), or a file in it is not
+    the one its meta.json records. Another task's verb on the result is an AttributeError
+    naming this one's: "this is a captioning model, which has no .translate(): use
+    .caption(images)"."""
     run_dir = RunDir(path)
     name = choose_checkpoint(run_dir, checkpoint)
     recipe = recipe_of_run(path, name)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Generic, TypeVar
 
 import torch
@@ -24,24 +26,84 @@ from attnlab.errors import CheckpointError, ConfigError
 from .checkpoint import CHECKPOINTS, RunDir
 
 C = TypeVar("C")
+SEARCHED = 1000  # folders looked into for the runs a folder that is not one holds
 T = TypeVar("T")
 
 
 def choose_checkpoint(run_dir: RunDir, name: str | None) -> str:
-    """`name`, or "best" when the run has one and else "last"; CheckpointError (one sentence)
-    when the directory is not a run or holds no checkpoint yet."""
-    if not run_dir.path.is_dir():
-        raise CheckpointError(f"run directory {run_dir.path} does not exist")
+    """`name`, or "best" when the run has one and else "last"; CheckpointError (one sentence,
+    see not_a_run) when the directory is not a run or holds no checkpoint yet."""
     found = [candidate for candidate in CHECKPOINTS if run_dir.has_checkpoint(candidate)]
     if not found:
-        raise CheckpointError(f"run directory {run_dir.path} has no checkpoint (best/ or last/) "
-                              f"yet; train it first")
+        raise CheckpointError(not_a_run(run_dir.path))
     if name is None:
         return found[0]
     if name not in found:
         raise CheckpointError(f"run directory {run_dir.path} has no {name!r} checkpoint, only "
                               f"{' and '.join(repr(f) for f in found)}")
     return name
+
+
+def not_a_run(path: Path) -> str:
+    """Why `path`, which has no checkpoint, is not a trained run, naming what to pass instead:
+    it does not exist, is a file, is a run's checkpoint folder, holds runs (named), has started
+    training, is empty, or is some other folder."""
+    wrote = "pass a folder that attnlab train or attnlab export wrote"
+    if not path.exists():
+        return f"run directory {path} does not exist"
+    if not path.is_dir():
+        return f"{path} is a file, not a run directory; {wrote}"
+    if path.name in CHECKPOINTS and RunDir(path.parent).has_checkpoint(path.name):
+        return (f"{path} is the {path.name}/ checkpoint of a run, not a run directory: did you "
+                f"mean {path.parent}?")
+    inside, complete = runs_inside(path)
+    if inside:
+        return f"{path} is not a run directory but holds {_some_runs(inside, complete)}"
+    if (path / "config.json").is_file():
+        return f"run directory {path} has no checkpoint (best/ or last/) yet; train it first"
+    if not any(path.iterdir()):
+        return (f"run directory {path} is empty: it has no checkpoint (best/ or last/) yet; "
+                f"train a run into it, or {wrote}")
+    holds = "holds no run" if complete else f"no run in its first {SEARCHED:,} folders"
+    return (f"{path} has no checkpoint (best/ or last/) and {holds}, so it is not a run "
+            f"directory; {wrote}")
+
+
+def _some_runs(runs: list[Path], complete: bool) -> str:
+    """'one run: did you mean a?', '3 runs: did you mean a, b or c?', 'at least 9 runs, such
+    as a, b, c: pass one of them' (at least: the search stopped before the end)."""
+    count = ("" if complete else "at least ") + ("one run" if len(runs) == 1
+                                                 else f"{len(runs):,} runs")
+    if len(runs) == 1:
+        return f"{count}: did you mean {runs[0]}?"
+    if len(runs) <= 4:
+        return f"{count}: did you mean {', '.join(map(str, runs[:-1]))} or {runs[-1]}?"
+    return f"{count}, such as {', '.join(map(str, runs[:3]))}: pass one of them"
+
+
+def runs_inside(folder: Path, budget: int | None = None) -> tuple[list[Path], bool]:
+    """The runs (folders with a checkpoint) anywhere under `folder` (runs/SUITE/MEMBER/seed-N),
+    in path order, and whether the search was complete: it looks into at most `budget`
+    folders (None: SEARCHED), never into a run, a hidden folder or a symbolic link."""
+    budget = SEARCHED if budget is None else budget
+    found: list[Path] = []
+    waiting = deque([folder])
+    while waiting:
+        if budget == 0:
+            return sorted(found), False
+        budget -= 1
+        try:
+            children = sorted(child for child in waiting.popleft().iterdir()
+                              if not child.name.startswith(".") and child.is_dir()
+                              and not child.is_symlink())
+        except OSError:  # unreadable: nothing to suggest there
+            continue
+        for child in children:
+            if any(RunDir(child).has_checkpoint(name) for name in CHECKPOINTS):
+                found.append(child)
+            else:
+                waiting.append(child)
+    return sorted(found), True
 
 
 def pick_device(name: str | torch.device = "auto") -> torch.device:
