@@ -105,25 +105,36 @@ def parameters(model) -> dict[str, torch.Tensor]:
 
 
 
-def ddp_worker(rank: int, world_size: int, ports: list[int], root: str, config):
+def ddp_worker(rank: int, world_size: int, rendezvous: str, root: str, config,
+               timeout_s: float):
     """One rank of a torchrun-like launch (with the environment torchrun sets): a straight
     run to config.max_steps in root/straight, and one stopped at step 5 then resumed in
-    root/split. Saves this rank's parameters of both to root/rank<r>.pt."""
-    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world_size),
-                      MASTER_ADDR="127.0.0.1")
+    root/split. Saves this rank's parameters of both to root/rank<r>.pt.
+
+    The ranks meet through the file `rendezvous` (a FileStore), not a port: there is no free
+    port to pick, so none another process can take in between. A collective that waits more
+    than `timeout_s` raises instead of hanging. `train` finds the group made and joins it."""
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world_size))
     torch.set_num_threads(1)
+    import datetime
     from dataclasses import replace
+
+    import torch.distributed as dist
 
     from attnlab.train import RunDir, train
 
+    dist.init_process_group("gloo", init_method=f"file://{rendezvous}", rank=rank,
+                            world_size=world_size, timeout=datetime.timedelta(seconds=timeout_s))
     runs = [("straight", config, False), ("split", replace(config, max_steps=5), False),
             ("split", config, True)]
     results = {}
-    for (name, run_config, resume), port in zip(runs, ports, strict=True):
-        os.environ["MASTER_PORT"] = str(port)
-        task = ToyTask()   # reseeds the global RNG: a resume must restore its own state
-        result = train(task, run_config, RunDir(f"{root}/{name}"), resume=resume,
-                       progress=False)
-        results[name] = {"parameters": parameters(task.model), "steps": result.steps,
-                         "stopped_by": result.stopped_by}
+    try:
+        for name, run_config, resume in runs:
+            task = ToyTask()   # reseeds the global RNG: a resume must restore its own state
+            result = train(task, run_config, RunDir(f"{root}/{name}"), resume=resume,
+                           progress=False)
+            results[name] = {"parameters": parameters(task.model), "steps": result.steps,
+                             "stopped_by": result.stopped_by}
+    finally:
+        dist.destroy_process_group()
     torch.save(results, f"{root}/rank{rank}.pt")

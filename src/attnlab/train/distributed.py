@@ -42,7 +42,8 @@ def setup(device: str | None = None) -> DistContext:
     """Join the process group when launched by torchrun; pick this rank's device.
 
     device: "cpu", "cuda", "cuda:N", or None for CUDA when available. Under torchrun, plain
-    "cuda" means cuda:LOCAL_RANK.
+    "cuda" means cuda:LOCAL_RANK. A process group made beforehand (one meeting through a file
+    store, say, as the tests' is) is joined as it is, and left to its maker to destroy.
     """
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
