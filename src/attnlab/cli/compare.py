@@ -26,8 +26,12 @@ suite YAML file):
   weights alignments?
 
 Rerunning the same command skips finished members and resumes an interrupted one from its
-last checkpoint. --only NAME runs one member (spread members over machines or devices, each
-an ordinary training run); --report gathers whatever is finished into the report.
+last checkpoint. Before anything trains, every run already in DIR (finished or not) is checked
+against the suite: a member whose config has changed is refused, unless --retrain NAME asks
+for its runs to be replaced. --only NAME runs one member (spread members over machines or
+devices, each an ordinary training run); a run that another command is training is refused at
+once (naming its process), or waited for with --wait. --report gathers whatever is finished
+into the report.
 """
 
 
@@ -48,6 +52,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="train N runs at once, each a process with one torch thread "
                         "(default 1; 2 on a 2-core machine, more on a GPU)")
+    parser.add_argument("--retrain", action="append", default=[], metavar="NAME",
+                        help="train this member's runs afresh, replacing the ones in DIR "
+                        "(repeat for more members); without it a member whose config has "
+                        "changed is refused")
+    parser.add_argument("--wait", action="store_true",
+                        help="wait for a run that another command is training, instead of "
+                        "refusing it")
     parser.add_argument("--report", action="store_true",
                         help="train nothing: write the report from the finished members")
     parser.add_argument("--data", metavar="DIR",
@@ -69,15 +80,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.scale <= 0:
         raise SystemExit("attnlab compare: --scale must be positive")
-    if args.report and (args.only or args.seed):
-        raise SystemExit("attnlab compare: --report trains nothing; --only and --seed train: "
-                         "give one of them")
+    if args.report and (args.only or args.seed or args.retrain):
+        raise SystemExit("attnlab compare: --report trains nothing; --only, --seed and "
+                         "--retrain train: give one of them")
     for flag, value in (("--seeds", args.seeds), ("--seed", args.seed), ("--jobs", args.jobs)):
         if value is not None and value < 1:
             raise SystemExit(f"attnlab compare: {flag} must be at least 1, got {value}")
     suite = load_suite(args.suite)
     options = RunOptions(data=args.data, scale=args.scale, rwth=args.rwth,
-                         progress=not args.quiet, seeds=args.seeds)
+                         progress=not args.quiet, seeds=args.seeds,
+                         retrain=frozenset(args.retrain), wait=args.wait)
     if not args.report:
         run_suite(suite, args.dir, options, only=args.only, seed=args.seed, jobs=args.jobs)
         if args.only or args.seed:

@@ -4,8 +4,10 @@ Each run is the command itself with `--only MEMBER --seed K`, one torch thread p
 (so a 2-core machine runs two, a GPU machine many small models side by side), its output in
 `DIR/<member>/seed-<k>.log`. Runs resume exactly as one at a time do, so a killed `--jobs` run
 resumes every member on the next call. A member with `minutes_of` waits for its source run of
-the same seed. Children get SIGTERM when this process dies (Linux), and on Ctrl-C each saves its
-`last` checkpoint before it stops.
+the same random seed. Each child takes its own run's lock (attnlab.compare.lock), so children
+never block one another, and a run another command holds is refused (or waited for, --wait) by
+the child that would train it. Children get SIGTERM when this process dies (Linux), and on
+Ctrl-C each saves its `last` checkpoint before it stops.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ def child_command(suite: Suite, directory: Path, options: RunOptions, job: Job) 
         command += ["--data", str(options.data)]
     if options.rwth:
         command += ["--rwth", str(options.rwth)]
+    if job.member.name in options.retrain:
+        command += ["--retrain", job.member.name]
+    if options.wait:
+        command.append("--wait")
     return command
 
 
@@ -51,18 +57,29 @@ def log_path(directory: Path, job: Job) -> Path:
     return Path(directory) / job.member.name / f"seed-{job.seed}.log"
 
 
-def _ready(job: Job, directory: Path) -> bool:
-    """A member trained for as long as another waits for that run (same seed) to finish."""
+def _ready(job: Job, directory: Path, unfinished: set[tuple[str, int]]) -> bool:
+    """A member trained for as long as another waits for that run (same random seed) to
+    finish: in this call (it may be retrained), and with its record."""
     source = job.member.minutes_of
-    return source is None or read_record(seed_dir(directory, source, job.seed)) is not None
+    return source is None or ((source, job.seed) not in unfinished and read_record(
+        seed_dir(directory, source, job.seed)) is not None)
+
+
+def _last_line(path: Path) -> str:
+    """The last line of a child's log, its error sentence when it failed."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1].removeprefix("attnlab: error: ") if lines else ""
 
 
 def run_parallel(suite: Suite, directory: Path, options: RunOptions, work: list[Job],
                  jobs: int, log: Callable[[str], None] = print) -> None:
     """Run `work` with at most `jobs` processes at once; raises UserError naming every run that
     failed (its log) once the others are done."""
-    pending = [job for job in work
-               if member_state(seed_dir(directory, job.member.name, job.seed)) != "finished"]
+    pending = [job for job in work if job.member.name in options.retrain
+               or member_state(seed_dir(directory, job.member.name, job.seed)) != "finished"]
     for job in work:
         if job not in pending:
             log(f"{job.name}: finished, kept")
@@ -72,7 +89,9 @@ def run_parallel(suite: Suite, directory: Path, options: RunOptions, work: list[
     total, done = len(work), len(work) - len(pending)
     try:
         while pending or running:
-            for job in [job for job in pending if _ready(job, directory)]:
+            unfinished = {(job.member.name, job.seed)
+                          for job in [*pending, *(job for job, _ in running.values())]}
+            for job in [job for job in pending if _ready(job, directory, unfinished)]:
                 if len(running) >= jobs:
                     break
                 pending.remove(job)
@@ -95,8 +114,9 @@ def run_parallel(suite: Suite, directory: Path, options: RunOptions, work: list[
                 if process.returncode == 0:
                     log(f"[{done}/{total}] {job.name}: finished in {minutes:.1f} minutes")
                 else:
-                    failed.append(f"{job.name} (exit {process.returncode}; "
-                                  f"{log_path(directory, job)})")
+                    why = _last_line(log_path(directory, job))
+                    failed.append(f"{job.name} (exit {process.returncode}"
+                                  f"{': ' + why if why else ''}; {log_path(directory, job)})")
                     log(f"[{done}/{total}] {job.name}: FAILED, see {log_path(directory, job)}")
     except KeyboardInterrupt:
         log("stopping: every running member saves its last checkpoint")

@@ -17,13 +17,17 @@ RECORD = "compare.json"
 class RunOptions:
     """data: the data folder for every member (default the suite's); scale: multiply every
     update budget (e.g. 4 on a GPU); rwth: folder of the RWTH gold alignments; progress: bars
-    on a terminal while members train and are scored."""
+    on a terminal while members train and are scored; retrain: members whose runs are trained
+    afresh, replacing what is there; wait: for a run another process holds, instead of
+    refusing it."""
 
     data: str | None = None
     scale: float = 1.0
     rwth: str | os.PathLike | None = None
     progress: bool = True
     seeds: int | None = None    # None: the suite's
+    retrain: frozenset[str] = frozenset()
+    wait: bool = False
 
     def seeds_of(self, suite: Suite) -> int:
         return self.seeds or suite.seeds

@@ -21,6 +21,7 @@ from attnlab.viz.report import STYLE, data_uri, html_table
 
 from .baseline import aligner_baseline
 from .findings import MIN_BUCKET, findings
+from .lock import report_lock
 from .runner import RunOptions, read_record, seed_dir
 from .seeds import aggregate
 from .suite import Suite
@@ -59,10 +60,21 @@ def gather(suite: Suite, directory: Path, options: RunOptions
 def write_report(suite: Suite, directory, options: RunOptions) -> list[Path]:
     """Write report.html and results.md into `directory`; returns their paths."""
     directory = Path(directory)
+    if not directory.is_dir():
+        raise _none_finished(suite, directory)
+    with report_lock(directory):
+        return _write_report(suite, directory, options)
+
+
+def _none_finished(suite: Suite, directory: Path) -> UserError:
+    return UserError(f"no finished member of suite {suite.name!r} in {directory}: run "
+                     f"attnlab compare {suite.argument} --dir {directory} first")
+
+
+def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Path]:
     records, missing = gather(suite, directory, options)
     if not records:
-        raise UserError(f"no finished member of suite {suite.name!r} in {directory}: run "
-                        f"attnlab compare {suite.argument} --dir {directory} first")
+        raise _none_finished(suite, directory)
     command = f"attnlab compare {suite.argument} --dir {directory}"
     baseline = aligner_baseline(suite, directory, options, records)
     vocabulary = vocabulary_check(directory, records)

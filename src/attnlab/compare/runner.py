@@ -3,8 +3,12 @@
 
 A run is finished when its compare.json exists; a run with a `last` checkpoint but no
 compare.json was interrupted and is resumed from it (its losses continue); any other run
-starts afresh. Before a run trains, its config is checked against a run already in its
-directory: a different config is refused (it belongs to another experiment), never replaced.
+starts afresh. Before the first run trains, every run already in DIR, finished or
+interrupted, is checked against the config it would be trained with now: a different config
+is refused (it belongs to another experiment), never kept and never replaced, unless
+`--retrain MEMBER` (options.retrain) asks for that member's runs to be trained afresh
+(attnlab.compare.checks). A process holds a run's lock while it trains and scores it
+(attnlab.compare.lock): a second process on that run refuses at once, or waits (options.wait).
 With `jobs` > 1 the runs train in that many processes at once, one torch thread each
 (attnlab.compare.jobs).
 """
@@ -18,96 +22,51 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from attnlab.config import config_from_dict, config_to_dict, load_config
-from attnlab.errors import ConfigError, UserError
-from attnlab.files import atomic_output
+from attnlab.errors import UserError
+from attnlab.files import atomic_output, writing
 from attnlab.recipes import RECIPES
 
+from .checks import check_layout, check_run, check_suite, member_config
 from .jobs import run_parallel
 from .layout import RECORD, Job, RunOptions, member_state, read_record, seed_dir
+from .lock import run_lock
 from .measure import member_scores
 from .suite import Member, Suite
 from .timing import training_cost
 
 
-def member_config(suite: Suite, member: Member, options: RunOptions, directory: Path,
-                  seed: int = 1):
-    """The member's experiment config for seed k: its YAML, the suite's budget and overrides
-    and its own, the update budget scaled, train.seed moved by k - 1, and for `minutes_of`
-    the other member's training minutes with the same seed as the budget."""
-    try:
-        config = load_config(member.config, RECIPES[suite.task].config_class,
-                             suite.overrides_for(member, options.data))
-    except ConfigError as error:
-        raise ConfigError(f"{suite.path} member {member.name}: {error}") from None
-    train = config.train
-    if options.scale != 1.0 and train.max_steps is not None:
-        train.max_steps = max(1, round(train.max_steps * options.scale))
-    train.seed += seed - 1
-    if member.minutes_of is not None:
-        source = read_record(seed_dir(directory, member.minutes_of, seed))
-        if source is None:
-            raise UserError(f"member {member.name} trains for as long as {member.minutes_of} "
-                            f"did with seed {seed}, which has not finished: run it first")
-        train.max_minutes, train.max_steps, train.max_epochs = source["minutes"], None, None
-    elif train.max_minutes is not None:
-        raise ConfigError(f"{suite.path} member {member.name}: train.max_minutes is a wall-time "
-                          f"budget, which means something else on every machine; give the "
-                          f"suite a budget ({{updates: N}} or {{converge: ...}}) instead")
-    return config
-
-
-def check_same_config(run_dir: Path, config) -> None:
-    """Refuse to resume a run trained with another config (an edited suite, another --data)."""
-    from attnlab.train import RunDir
-    from attnlab.train.identity import first_difference
-
-    # Both sides as the config class reads them, so a default the stored side leaves out
-    # (a run of the format before) is no difference.
-    stored = _plain(config_from_dict(RunDir(run_dir).read_config(), type(config)))
-    difference = first_difference(stored, _plain(config))
-    if difference is not None:
-        key, old, new = difference
-        raise UserError(f"{run_dir} holds a run with another config ({key}: {old!r} there, "
-                        f"{new!r} now); move it away or use another --dir")
-
-
-def _plain(config) -> dict:
-    """The config as JSON would give it back (tuples as lists), minutes rounded to the
-    millisecond as a budget copied from another member's record is."""
-    data = json.loads(json.dumps(config_to_dict(config)))
-    minutes = data.get("train", {}).get("max_minutes")
-    if isinstance(minutes, float):
-        data["train"]["max_minutes"] = round(minutes, 5)
-    return data
-
-
-def check_layout(directory: Path, member: Member) -> None:
-    """A member folder that is itself a run comes from before seeds: say where it belongs."""
-    old = Path(directory) / member.name
-    if (old / "config.json").is_file():
-        raise UserError(f"{old} holds a run of the one-seed layout; move its files into "
-                        f"{seed_dir(directory, member.name, 1)} (or use another --dir)")
-
-
 def run_member(suite: Suite, job: Job, directory: Path, options: RunOptions,
                label: str, log: Callable[[str], None] = print) -> dict:
-    """Train (or resume) and score one member with one seed; returns its record."""
+    """Train (or resume, or with --retrain replace) and score one member with one random
+    seed, holding its run's lock; returns its record."""
+    check_layout(directory, job.member)
+    run_dir = seed_dir(directory, job.member.name, job.seed)
+    with run_lock(run_dir, options.wait, log):
+        # Again under the lock: another process may have trained it while this one waited.
+        check_run(suite, job, directory, options)
+        retrain = job.member.name in options.retrain
+        if not retrain and member_state(run_dir) == "finished":
+            log(f"{label}: finished, kept ({run_dir / RECORD})")
+            return cast(dict, read_record(run_dir))  # "finished": the record reads
+        return _train_and_score(suite, job, run_dir, directory, options, label, log, retrain)
+
+
+def _train_and_score(suite: Suite, job: Job, run_dir: Path, directory: Path,
+                     options: RunOptions, label: str, log: Callable[[str], None],
+                     retrain: bool) -> dict:
     from attnlab.train import run_experiment
 
     member, seed = job.member, job.seed
-    check_layout(directory, member)
-    run_dir = seed_dir(directory, member.name, seed)
-    state = member_state(run_dir)
-    if state == "finished":
-        log(f"{label}: finished, kept ({run_dir / RECORD})")
-        return cast(dict, read_record(run_dir))  # "finished": the record reads
     config = member_config(suite, member, options, directory, seed)
-    if state == "interrupted":
-        check_same_config(run_dir, config)
+    resume = not retrain and member_state(run_dir) == "interrupted"
+    if retrain and (run_dir / RECORD).exists():
+        # First, so that a retrain stopped half-way is an interrupted run, not a finished one.
+        with writing(run_dir / RECORD, "remove"):
+            (run_dir / RECORD).unlink()
     task_class = RECIPES[suite.task].task_class
-    log(f"{label}: {'resuming' if state == 'interrupted' else 'training'} {run_dir}")
-    result = run_experiment(task_class, config, run_dir, resume=state == "interrupted",
+    verb = "retraining" if retrain else "resuming" if resume else "training"
+    log(f"{label}: {verb} {run_dir}")
+    result = run_experiment(task_class, config, run_dir, resume=resume, overwrite=retrain,
                             progress=options.progress, label=label, log=log)
     if result.stopped_by == "interrupted":
         raise KeyboardInterrupt
@@ -165,7 +124,8 @@ def run_suite(suite: Suite, directory: str | os.PathLike, options: RunOptions,
     directory = Path(directory)
     work = suite_jobs(suite, options, only, seed)
     names = {job.member.name for job in work}
-    check_suite(suite, [m for m in suite.members if m.name in names], directory, options)
+    check_suite(suite, [m for m in suite.members if m.name in names], directory, options,
+                sorted({job.seed for job in work}))
     if jobs > 1:
         run_parallel(suite, directory, options, work, jobs, log)
         return [cast(dict, read_record(seed_dir(directory, job.member.name, job.seed)))
@@ -175,18 +135,3 @@ def run_suite(suite: Suite, directory: str | os.PathLike, options: RunOptions,
         label = f"[{number}/{len(work)}] {job.name}"
         records.append(run_member(suite, job, directory, options, label, log))
     return records
-
-
-def check_suite(suite: Suite, members: list[Member], directory: Path,
-                options: RunOptions) -> None:
-    """Everything that can be checked before the first member trains: the data folder, and
-    every member's config (a mistake in member 8 should not wait for members 1-7)."""
-    folder = options.data or suite.data
-    if folder is not None and not Path(folder).is_dir():
-        make = f"; make it with: {suite.make_data}" if suite.make_data else ""
-        raise UserError(f"the data folder {folder} of suite {suite.name!r} does not exist"
-                        f"{make} (or give --data DIR)")
-    for member in members:
-        check_layout(directory, member)
-        if member.minutes_of is None or read_record(seed_dir(directory, member.minutes_of, 1)):
-            member_config(suite, member, options, directory)
