@@ -144,7 +144,7 @@ def test_pair(a: dict, b: dict | None, metric: str, labels: dict[str, str],
         verdict = seed_level(a, b, metric)
         relation = {">": "ahead of", "<": "behind"}.get(verdict[0], "not consistently apart from")
         sentence = (f"{a['label']} {relation} {label_b} on {metric} in {verdict[1]} of "
-                    f"{verdict[2]} seeds (seed level)")
+                    f"{verdict[2]} seeds")  # the verdict line adds the method
         return PairTest(a["name"], name_b, metric, verdict[0], verdict[1], verdict[2], sentence,
                         method="seed level")
     if not results:
