@@ -106,9 +106,12 @@ def runs(dates_run, plain_run, shapes_run, lstmn_run):
     return {"dates": dates_run, "plain": plain_run, "shapes": shapes_run, "lstmn": lstmn_run}
 
 
+LOCAL = "http://127.0.0.1"  # TestClient's own "testserver" is not a name the app answers to
+
+
 def open_client(runs, **limits):
     """A TestClient (as a context manager: the app's shutdown stops its worker) of a new app."""
-    return TestClient(create_app(runs, Limits(**limits)))
+    return TestClient(create_app(runs, Limits(**limits)), base_url=LOCAL)
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,10 @@ from attnlab.lm import load_language_model, read_with_language_model
 from attnlab.serve import create_app
 from attnlab.translation import load_run
 
+from .conftest import LOCAL
+
 DATE = "3 May 2001"
+JSON_BODY = {"content-type": "application/json"}
 
 
 def refused(response, status: int) -> str:
@@ -222,7 +225,7 @@ def test_a_20_mb_upload_is_413_and_the_server_still_answers(client):
     response = client.post("/api/caption", data={"run": "shapes"},
                            files={"image": ("big.png", big, "image/png")})
     assert "more than the 5,242,880 bytes" in refused(response, 413)
-    assert refused(client.post("/api/translate", content=big), 413)
+    assert refused(client.post("/api/translate", content=big, headers=JSON_BODY), 413)
     assert client.post("/api/caption", json={"run": "shapes", "example": 0}).status_code == 200
 
 
@@ -287,12 +290,12 @@ def test_the_page_and_its_folder_are_served(runs, tmp_path, monkeypatch):
     (tmp_path / "index.html").write_text("<title>explorer</title>")
     (tmp_path / "page.js").write_text("let x = 1;")
     monkeypatch.setattr(serve_app, "STATIC_DIR", tmp_path)
-    with TestClient(create_app({"dates": runs["dates"]})) as client:
+    with TestClient(create_app({"dates": runs["dates"]}), base_url=LOCAL) as client:
         assert client.get("/").text == "<title>explorer</title>"
         assert client.get("/static/page.js").text == "let x = 1;"
         refused(client.get("/static/missing.js"), 404)
     monkeypatch.setattr(serve_app, "STATIC_DIR", tmp_path / "absent")
-    with TestClient(create_app({"dates": runs["dates"]})) as client:
+    with TestClient(create_app({"dates": runs["dates"]}), base_url=LOCAL) as client:
         assert "not installed" in refused(client.get("/"), 404)
 
 
@@ -320,7 +323,7 @@ def test_the_docs_page_works_offline(client):
 
 
 def test_quantized_server_runs_translation_in_int8_and_says_so(runs, dates_run):
-    with TestClient(create_app(runs, quantize="int8")) as client:
+    with TestClient(create_app(runs, quantize="int8"), base_url=LOCAL) as client:
         listed = {run["name"]: run["quantized"] for run in client.get("/api/runs").json()}
         assert listed == {"dates": "int8", "plain": "int8", "shapes": None, "lstmn": None}
         answer = client.post("/api/translate", json={"run": "dates", "text": DATE, "beam": 3})

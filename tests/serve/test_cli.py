@@ -5,38 +5,46 @@ import re
 from dataclasses import fields
 
 import pytest
-import uvicorn
 
 from attnlab.cli import build_parser, main
 from attnlab.cli.serve import LIMIT_OPTIONS
-from attnlab.serve import Limits
+from attnlab.serve import Limits, listen
 
 
 @pytest.fixture
 def started(monkeypatch):
-    """What uvicorn.run was called with (it is not really started)."""
+    """What the server was handed: (app, (address, port) of its bound socket); not started."""
     calls = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: calls.append((app, options)))
+
+    def serve(app, sock):
+        calls.append((app, sock.getsockname()[:2]))
+        sock.close()
+
+    monkeypatch.setattr(listen, "serve", serve)
     return calls
 
 
 def test_serves_runs_named_after_their_folders_on_localhost(runs, started, capsys):
-    assert main(["serve", "--run", str(runs["dates"]), "--run", f"words={runs['plain']}"]) == 0
-    (app, options), = started
+    assert build_parser().parse_args(["serve", "--run", "x"]).port == 8000
+    assert main(["serve", "--run", str(runs["dates"]), "--run", f"words={runs['plain']}",
+                 "--port", "0"]) == 0
+    (app, (host, port)), = started
     assert list(app.state.service.runs) == ["dates", "words"]
-    assert options["host"] == "127.0.0.1" and options["port"] == 8000
-    assert options["access_log"] is False  # the app logs its own line per request
+    assert host == "127.0.0.1" and port > 0
     assert app.state.service.limits == Limits()
-    assert "dates, words on http://127.0.0.1:8000/" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert out == f"attnlab serve: serving dates, words on http://127.0.0.1:{port}/ (API docs: " \
+                  f"/docs)\n"
+    assert err == ""  # loopback: no warning
 
 
 def test_limit_options_reach_the_app(runs, started):
-    main(["serve", "--run", str(runs["dates"]), "--host", "0.0.0.0", "--port", "9001",
+    main(["serve", "--run", str(runs["dates"]), "--host", "0.0.0.0", "--port", "0",
           "--max-tokens", "50", "--max-upload-mb", "0.5", "--max-beam", "4",
           "--queue-size", "3", "--batch-window-ms", "2", "--max-batch", "8",
           "--max-pixels", "1000000"])
-    (app, options), = started
-    assert (options["host"], options["port"]) == ("0.0.0.0", 9001)
+    (app, (host, _)), = started
+    assert host == "0.0.0.0"
     assert app.state.service.limits == Limits(
         max_tokens=50, max_upload_bytes=524288, max_pixels=1_000_000, max_beam=4,
         queue_size=3, batch_window_ms=2, max_batch=8)

@@ -1,12 +1,16 @@
 """`attnlab serve --run DIR [--run NAME=DIR ...]`: the attention explorer in one process.
 
 Every run is loaded before the server starts, so a missing or bad run directory is one sentence
-and no server. The server binds 127.0.0.1 unless --host says otherwise.
+and no server; then the port is bound (a port in use is one sentence and no server), and only
+then does it say it serves. The server binds 127.0.0.1 unless --host says otherwise (another
+address gets one warning line), and answers only requests that name it by a loopback name, its
+address or an --allowed-host.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from attnlab.errors import ConfigError
@@ -39,8 +43,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="a run directory, named after the directory unless NAME= is "
                         "given; repeat for more runs")
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to bind (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+                        help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0: "
+                        "every network interface, with a warning: there is no authentication)")
+    parser.add_argument("--port", type=port_number, default=8000,
+                        help="port (default 8000; 0: one the system picks, printed)")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a name (or address) requests may give as their Host besides "
+                        "localhost, 127.0.0.1, [::1] and the --host address, e.g. the "
+                        "machine's name on the network; repeat for more. Other requests get "
+                        "400 (a page on another site could otherwise read the answers)")
     parser.add_argument("--threads", type=positive_int, metavar="N",
                         help="torch threads for the models (default: torch's choice)")
     parser.add_argument("--quantize", choices=("int8",),
@@ -49,6 +60,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     for option, (_, kind, text) in LIMIT_OPTIONS.items():
         parser.add_argument(option, type=kind, metavar="N", help=text)
     parser.set_defaults(func=run)
+
+
+def port_number(value: str) -> int:
+    if not value.isdigit() or int(value) > 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (0 to 65535)")
+    return int(value)
 
 
 def named_runs(values: list[str]) -> dict[str, Path]:
@@ -83,18 +100,23 @@ def limits_from(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     import torch
-    import uvicorn
 
-    from attnlab.serve import create_app
+    from attnlab.serve import create_app, listen
+    from attnlab.serve.hosts import allowed_names
 
     runs = named_runs(args.run)
     limits = limits_from(args)
+    names = allowed_names(args.host, args.allowed_host)
     if args.threads:
         torch.set_num_threads(args.threads)
-    # Loads every run: a bad one stops here, before the server.
-    app = create_app(runs, limits, quantize=args.quantize)
-    print(f"attnlab serve: {', '.join(runs)} on http://{args.host}:{args.port}/ "
-          f"(API docs: /docs)", flush=True)
+    # Loads every run: a bad one stops here, before the port is bound.
+    app = create_app(runs, limits, quantize=args.quantize, allowed_hosts=names)
+    sock = listen.bind(args.host, args.port)  # a port in use stops here, before "serving"
+    warning = listen.exposure_warning(sock, names)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    print(f"attnlab serve: serving {', '.join(runs)} on {listen.url(sock)} (API docs: /docs)",
+          flush=True)
     # One process; the app logs one line per request itself (logger attnlab.serve).
-    uvicorn.run(app, host=args.host, port=args.port, access_log=False, log_level="warning")
+    listen.serve(app, sock)
     return 0

@@ -1,5 +1,7 @@
 """The attention explorer's web app: the page at / (static/), the JSON API under /api, its
 OpenAPI page at /docs. Every error is {"detail": "<one sentence>"}; one log line per request.
+Only requests naming an allowed host are answered (hosts.py), and the API reads only JSON (and
+multipart uploads), which a page on another site cannot send without the browser asking first.
 
     app = create_app({"dates": "runs/dates", "shapes": "runs/shapes-soft"})
     uvicorn.run(app, host="127.0.0.1", port=8000)
@@ -11,7 +13,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from .bodies import read_body
+from .bodies import JSON, MULTIPART, read_body, require_media_type
+from .hosts import HostCheck, allowed_names
 from .limits import Limits
 from .problems import RequestError
 from .runs import load_runs
@@ -45,8 +48,25 @@ STATIC_DIR = Path(__file__).parent / "static"
 SWAGGER_DIR = Path(fastapi_offline.__file__).parent / "static"
 SWAGGER_URL = "/static/vendor/swagger-ui"
 logger = logging.getLogger("attnlab.serve")
-ERRORS: dict[int | str, dict[str, Any]] = {status: {"model": ErrorResponse}
-                                           for status in (404, 413, 422, 503)}
+# Every status an endpoint answers with (the OpenAPI schema is held to it by
+# tests/serve/test_schema.py); 500 is a bug, never documented.
+STATUSES = {
+    400: "the Host header names none of the hosts this server answers to",
+    404: "an unknown run",
+    413: "past a limit: the request body, the text's pieces, the image's pixels",
+    415: "a body that is not application/json (or multipart/form-data, where allowed)",
+    422: "invalid input: a wrong type, an unknown field, a value out of range, a run of "
+         "another task",
+    503: "the queue is full; Retry-After says when to try again",
+}
+
+
+def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": ErrorResponse, "description": STATUSES[status]}
+            for status in statuses}
+
+
+WORK_ERRORS = _errors(400, 404, 413, 415, 422, 503)
 UPLOAD_SCHEMA = {"type": "object", "required": ["run", "image"], "properties": {
     "run": {"type": "string", "description": "a captioning run's name"},
     "image": {"type": "string", "format": "binary",
@@ -54,9 +74,11 @@ UPLOAD_SCHEMA = {"type": "object", "required": ["run", "image"], "properties": {
 
 
 def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = None, *,
-               quantize: str | None = None) -> FastAPI:
+               quantize: str | None = None, allowed_hosts: Iterable[str] = ()) -> FastAPI:
     """Load every run (name -> run directory) once, and the app that serves them; quantize
-    "int8" runs the translation models in int8."""
+    "int8" runs the translation models in int8. The app answers requests whose Host is a
+    loopback name or one of `allowed_hosts` (names or addresses, any port), others get 400."""
+    names = allowed_names("localhost", allowed_hosts)
     service = Service(load_runs(runs, quantize=quantize), limits or Limits())
 
     @contextlib.asynccontextmanager
@@ -66,11 +88,12 @@ def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = No
 
     # docs_url=None: FastAPI's own /docs loads Swagger UI from a CDN; ours serves the copy the
     # fastapi-offline package installs, so the documentation works offline.
-    app = FastAPI(title="attnlab serve", lifespan=lifespan, responses=ERRORS, docs_url=None,
+    app = FastAPI(title="attnlab serve", lifespan=lifespan, docs_url=None,
                   description="The attention explorer: translate, caption and read with trained "
                   "runs and see where each output token looked.")
     app.state.service = service
-    app.add_middleware(RequestLog)
+    app.add_middleware(HostCheck, names=names)
+    app.add_middleware(RequestLog)  # the outermost: refused hosts are logged too
     _add_error_handlers(app)
     _add_routes(app, service)
     # Before /static: the more specific mount must match first.
@@ -104,28 +127,31 @@ def _add_routes(app: FastAPI, service: Service) -> None:
                                    swagger_css_url=f"{SWAGGER_URL}/swagger-ui.css",
                                    swagger_favicon_url=f"{SWAGGER_URL}/favicon.png")
 
-    @app.get("/api/runs", response_model=list[RunInfo], summary="the runs this server answers for")
+    @app.get("/api/runs", response_model=list[RunInfo], responses=_errors(400),
+             summary="the runs this server answers for")
     async def list_runs():
         return JSONResponse([run.info() for run in service.runs.values()])
 
-    @app.post("/api/translate", response_model=TranslateResponse,
+    @app.post("/api/translate", response_model=TranslateResponse, responses=WORK_ERRORS,
               summary="translate one sentence: n-best hypotheses with their attention",
               openapi_extra=_body_schema(TranslateRequest))
     async def translate(request: Request):
+        require_media_type(request, JSON)
         return JSONResponse(await service.translate(await read_body(request, cap)))
 
-    @app.post("/api/caption", response_model=CaptionResponse,
+    @app.post("/api/caption", response_model=CaptionResponse, responses=WORK_ERRORS,
               summary="caption an uploaded image or a test image of the run's data",
               openapi_extra=_body_schema(CaptionExampleRequest, UPLOAD_SCHEMA))
     async def caption(request: Request):
+        require_media_type(request, JSON, MULTIPART)
         body = await read_body(request, cap)
-        content_type = request.headers.get("content-type", "")
-        return JSONResponse(await service.caption(body, content_type))
+        return JSONResponse(await service.caption(body, request.headers["content-type"]))
 
-    @app.post("/api/read", response_model=ReadResponse,
+    @app.post("/api/read", response_model=ReadResponse, responses=WORK_ERRORS,
               summary="the LSTMN's self-attention while it reads a sentence",
               openapi_extra=_body_schema(ReadRequest))
     async def read(request: Request):
+        require_media_type(request, JSON)
         return JSONResponse(await service.read(await read_body(request, cap)))
 
 

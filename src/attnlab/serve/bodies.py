@@ -1,6 +1,7 @@
 """Request bodies read into memory under a size cap and parsed there: JSON into a pydantic
 model, multipart forms into fields. Nothing a request sends touches the disk (starlette's
-UploadFile would spool a large part to a temporary file), and every mistake is one sentence."""
+UploadFile would spool a large part to a temporary file), and every mistake is one sentence.
+Only the media types an endpoint reads are read at all (415 for the others)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,26 @@ from pydantic import BaseModel, ValidationError
 from python_multipart.multipart import MultipartParseError, MultipartParser, parse_options_header
 from starlette.requests import Request
 
-from .problems import invalid, too_large
+from .problems import RequestError, invalid, quoted, too_large
 
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
 
 M = TypeVar("M", bound=BaseModel)
 MAX_PARTS = 8  # a caption form has two fields; anything much larger is not one
+JSON, MULTIPART = "application/json", "multipart/form-data"
+
+
+def require_media_type(request: Request, *accepted: str) -> None:
+    """415 unless the body's Content-Type is one of `accepted`. A page on another site may post
+    text/plain or a form to any address without the browser asking first (JSON it may not), so
+    a JSON endpoint that read any body would answer it."""
+    given = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if given in accepted:
+        return
+    sent = f"Content-Type {quoted(given)}" if given else "no Content-Type"
+    raise RequestError(415, f"the request has {sent}; this endpoint reads "
+                            f"{' or '.join(accepted)}")
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -57,10 +71,10 @@ def describe(error: ValidationError, model: type[BaseModel]) -> str:
     if not where:
         return "the request body must be a JSON object"
     if kind == "extra_forbidden":
-        return f"unknown field {where!r}; fields: {', '.join(model.model_fields)}"
+        return f"unknown field {quoted(where)}; fields: {', '.join(model.model_fields)}"
     if kind == "missing":
-        return f"field {where!r} is required"
-    return f"field {where!r}: {first['msg'][0].lower()}{first['msg'][1:]}"
+        return f"field {quoted(where)} is required"
+    return f"field {quoted(where)}: {first['msg'][0].lower()}{first['msg'][1:]}"
 
 
 def parse_multipart(body: bytes, content_type: str) -> dict[str, bytes]:

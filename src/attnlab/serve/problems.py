@@ -22,3 +22,12 @@ def invalid(message: str) -> RequestError:
 def too_large(message: str) -> RequestError:
     """413: the request (body, text or image) is over one of the server's limits."""
     return RequestError(413, message)
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """What a request sent, inside a detail: in quotes, cut to `limit` characters and with
+    anything unprintable escaped, so the detail stays one short line whatever was sent."""
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    escaped = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                      for c in shown)
+    return f"'{escaped}'"

@@ -21,7 +21,7 @@ from .batching import MicroBatcher, QueueFull
 from .bodies import parse_json, parse_multipart
 from .images import open_upload, upload_pixels
 from .limits import Limits
-from .problems import RequestError, invalid, too_large
+from .problems import RequestError, invalid, quoted, too_large
 from .runs import ServedRun
 from .schemas import CaptionExampleRequest, ReadRequest, TranslateRequest
 from .work import caption_batch, example_pixels, read_batch, translate_batch
@@ -44,7 +44,7 @@ class Service:
     def run(self, name: str, task: str) -> ServedRun:
         """The run called `name`: 404 when there is none, 422 when it is another task's."""
         if name not in self.runs:
-            raise RequestError(404, f"unknown run {name!r}; runs: {', '.join(self.runs)}")
+            raise RequestError(404, f"unknown run {quoted(name)}; runs: {', '.join(self.runs)}")
         run = self.runs[name]
         if run.task != task:
             recipe = RECIPES[run.task]
@@ -87,7 +87,7 @@ class Service:
             fields = parse_multipart(body, content_type)
             missing = [name for name in ("run", "image") if name not in fields]
             if missing:
-                raise invalid(f"the form lacks the field {missing[0]!r} (fields: run, image)")
+                raise invalid(f"the form lacks the field {quoted(missing[0])} (fields: run, image)")
             run = self.run(fields["run"].decode("utf-8", "replace"), "captioning")
             image = open_upload(fields["image"], self.limits.max_pixels)  # the header only
             size = run.loaded.config.data.image_size
@@ -111,7 +111,10 @@ class Service:
             raise invalid("text is empty; give a sentence")
         limit = min(self.limits.max_tokens, run.source_limit or self.limits.max_tokens)
         words = len(text.split())  # each word is at least one piece: a cheap early refusal
-        pieces = words if words > limit else len(vocab.tokenize(text))
+        if words > limit:  # the count is then a lower bound, and says so
+            raise too_large(f"text has at least {words:,} pieces (one a word), more than the "
+                            f"{limit} run {run.name} accepts")
+        pieces = len(vocab.tokenize(text))
         if pieces > limit:
             raise too_large(f"text has {pieces:,} pieces, more than the {limit} run "
                             f"{run.name} accepts")
