@@ -143,6 +143,13 @@ def test_side_by_side_and_lists(translation, caption, reading):
     assert several.to_svg().count('class="heatmap"') == 2  # the translation's, the reading's
 
 
+def test_labelled_results_of_any_kind_show_under_their_labels(caption, reading):
+    labelled = view_of({"soft": caption, "reader": reading})
+    titles = [part["title"] for part in labelled.payload["views"]]
+    assert titles[0].startswith("soft: Caption:") and titles[1].startswith("reader: Reading")
+    assert labelled.to_svg().count('class="veil"') == len(caption.words)
+
+
 def test_a_suite_s_records_show_as_a_table_and_examples():
     example = {
         "source": "3 May",

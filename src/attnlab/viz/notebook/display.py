@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .results import compare_view, suite_view
-from .views import View, group
+from .views import View, group, titled
 
 
 class Displayed:
@@ -63,10 +63,12 @@ def view_of(value: Any) -> View:
         and all(hasattr(v, "source_pieces") for v in value.values())
     ):
         return compare_view(value)
+    if isinstance(value, Mapping) and value:
+        return group([titled(view_of(item), str(label)) for label, item in value.items()])
     raise TypeError(
         f"nothing to show for {type(value).__name__}: attnlab.show takes a "
-        "translation, caption or reading, a list of them, {label: translation} "
-        "or a suite's records"
+        "translation, caption or reading, a list or {label: result} of them "
+        "(translations side by side) or a suite's records"
     )
 
 

@@ -16,7 +16,7 @@ import io
 import json
 import os
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -163,3 +163,9 @@ def group(views: list[View]) -> View:
 
 def matrix_text(title: str, rows: list[str], cols: list[str], weights: Any) -> str:
     return f"{title}\n{matrix_table(rows, cols, weights)}"
+
+
+def titled(view: View, label: str) -> View:
+    """The view under `label`: its title and its table's first line say it first."""
+    title = f"{label}: {view.payload.get('title', '')}"
+    return replace(view, payload={**view.payload, "title": title}, text=f"{label}: {view.text}")
