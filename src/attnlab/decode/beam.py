@@ -11,8 +11,9 @@ Each step ranks the 2K best extensions of a sentence by summed log-probability. 
 ending in EOS among the first K is finished (taken out of the beam, it stays finished); the
 first K extensions not ending in EOS form the next beam, so the beam never shrinks. A sentence
 is done once K hypotheses have finished, or at its length limit, where its K best extensions
-finish as they are (with or without EOS). The length penalty is applied at the end, to rank the
-finished hypotheses (as in fairseq). With K = 1 this is greedy search.
+finish as they are (with or without EOS). The length and coverage penalties (penalties.py) are
+applied at the end, to rank the finished hypotheses (as fairseq applies its length penalty).
+With K = 1 this is greedy search.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from torch import Tensor
 
 from attnlab.data import BOS_ID, EOS_ID
 
-from .common import evaluating, length_penalty, next_token_scores, step_limits
+from .common import evaluating, step_limits, step_scores
+from .penalties import Penalty, resolve_penalty
 from .protocol import Hypothesis, MaxLen, Searchable, State
 
 
@@ -80,9 +82,11 @@ class _Beams(Generic[State]):
 
 
 def beam_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, beam_size: int,
-                alpha: float = 1.0, max_len: MaxLen, n_best: int = 1) -> list[list[Hypothesis]]:
+                alpha: float | None = None, max_len: MaxLen, n_best: int = 1,
+                penalty: Penalty | None = None) -> list[list[Hypothesis]]:
     """Beam search over src (B, S) / src_mask (B, S) -> per sentence its n_best hypotheses,
-    best first by score `log_prob / ((5 + |Y|) / 6) ** alpha` (GNMT, Wu et al. 2016).
+    best first by `penalty.score`: by default `log_prob / ((5 + |Y|) / 6) ** alpha` (GNMT, Wu
+    et al. 2016; alpha 1.0 unless given), with a coverage penalty when penalty.beta > 0.
 
     max_len: an int, or a function of a sentence's real source length (see `step_limits`).
     A sentence's result does not depend on the other sentences of its batch.
@@ -90,17 +94,18 @@ def beam_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, beam
     if not 1 <= n_best <= beam_size:
         raise ValueError(f"need 1 <= n_best <= beam_size, got n_best={n_best}, "
                          f"beam_size={beam_size}")
+    penalty = resolve_penalty(penalty, alpha)
     with evaluating(model):
         limits = step_limits(max_len, src_mask)  # (B,)
         beams = _Beams.start(model.start(src, src_mask), limits, beam_size)
         finished: list[_Finished] = []
         for step in range(int(limits.max())):
-            logits, weights, beams.state = model.step(beams.last_tokens(), beams.state)
-            advanced = _advance(beams, next_token_scores(logits), weights, step + 1, finished)
+            scores, weights, beams.state = step_scores(model, beams.last_tokens(), beams.state)
+            advanced = _advance(beams, scores, weights, step + 1, finished)
             if advanced is None:
                 break
             beams = advanced
-        return _collect(finished, src_mask, alpha, n_best)
+        return _collect(finished, src_mask, penalty, n_best)
 
 
 def _advance(beams: _Beams[State], scores: Tensor, weights: Tensor | None, length: int,
@@ -164,20 +169,20 @@ def _extend(history: Tensor | None, weights: Tensor | None, rows: Tensor) -> Ten
     return new if history is None else torch.cat([history[rows], new], 1)
 
 
-def _collect(finished: list[_Finished], src_mask: Tensor, alpha: float,
+def _collect(finished: list[_Finished], src_mask: Tensor, penalty: Penalty,
              n_best: int) -> list[list[Hypothesis]]:
     """Turn the finished chunks into per-sentence Hypothesis lists, best first."""
     sources = src_mask.sum(-1).tolist()
     results: list[list[Hypothesis]] = [[] for _ in sources]
     for chunk in finished:
         length = chunk.tokens.shape[1]
-        penalty = length_penalty(length, alpha)
         for row, (sentence, ids, total) in enumerate(zip(
                 chunk.sentence.tolist(), chunk.tokens.tolist(), chunk.log_prob.tolist(),
                 strict=True)):
             attention = None
             if chunk.attention is not None:
                 attention = chunk.attention[row, :, : sources[sentence]]
-            results[sentence].append(Hypothesis(ids, total / penalty, total, attention))
+            results[sentence].append(Hypothesis(ids, penalty.score(total, length, attention),
+                                                total, attention))
     # sorted() is stable: equal scores keep the order they were found in, whatever the batch.
     return [sorted(hyps, key=lambda h: -h.score)[:n_best] for hyps in results]

@@ -1,5 +1,6 @@
 """What greedy and beam search share: the GNMT length penalty, the per-sentence output limit,
-next-token scores, and running a model in eval mode without gradients."""
+next-token scores (of one model, or an ensemble's), and running a model in eval mode without
+gradients."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from torch import Tensor
 
 from attnlab.data import BOS_ID, PAD_ID
 
-from .protocol import MaxLen, Switchable
+from .protocol import MaxLen, Searchable, State, Switchable
 
 
 def length_penalty(length: int | Tensor, alpha: float) -> float | Tensor:
@@ -48,6 +49,17 @@ def next_token_scores(logits: Tensor) -> Tensor:
     scores = log_probs(logits)
     scores[:, [PAD_ID, BOS_ID]] = float("-inf")
     return scores
+
+
+def step_scores(model: Searchable[State], tokens: Tensor, state: State
+                ) -> tuple[Tensor, Tensor | None, State]:
+    """One search step: tokens (R,) -> next-token scores (R, V), attention (R, S) or None, and
+    the next state. The scores are next_token_scores of the model's logits, or what a model
+    that `outputs_log_probs` (an Ensemble: its members' mean) returns as they are."""
+    logits, weights, state = model.step(tokens, state)
+    if getattr(model, "outputs_log_probs", False):
+        return logits, weights, state
+    return next_token_scores(logits), weights, state
 
 
 @contextlib.contextmanager

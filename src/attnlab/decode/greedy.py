@@ -7,19 +7,23 @@ from torch import Tensor
 
 from attnlab.data import BOS_ID, EOS_ID
 
-from .common import evaluating, length_penalty, next_token_scores, step_limits
+from .common import evaluating, step_limits, step_scores
+from .penalties import Penalty, resolve_penalty
 from .protocol import Hypothesis, MaxLen, Searchable, State
 
 
 def greedy_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, max_len: MaxLen,
-                  alpha: float = 1.0) -> list[Hypothesis]:
+                  alpha: float | None = None,
+                  penalty: Penalty | None = None) -> list[Hypothesis]:
     """Decode src (B, S) / src_mask (B, S) greedily -> one Hypothesis per sentence.
 
     A sentence stops at EOS or after its `max_len` tokens (see `step_limits`); its score is
-    log_prob / length_penalty(len(tokens), alpha), as in `beam_search`. Finished rows keep
-    running with their last token (their outputs are ignored): greedy search is the simple
-    reference; `beam_search` with beam_size=1 gives the same result and drops finished rows.
+    `penalty.score` (default: GNMT's length penalty with `alpha`, 1.0), as in `beam_search`.
+    Finished rows keep running with their last token (their outputs are ignored): greedy search
+    is the simple reference; `beam_search` with beam_size=1 gives the same result and drops
+    finished rows.
     """
+    penalty = resolve_penalty(penalty, alpha)
     with evaluating(model):
         limits = step_limits(max_len, src_mask)  # (B,)
         state = model.start(src, src_mask)
@@ -30,8 +34,7 @@ def greedy_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, ma
         log_prob = torch.zeros(batch, device=src.device)  # (B,)
         outputs, weights = [], []
         for step in range(int(limits.max())):
-            logits, attention, state = model.step(tokens, state)
-            scores = next_token_scores(logits)  # (B, V)
+            scores, attention, state = step_scores(model, tokens, state)  # (B, V)
             tokens = scores.argmax(-1)
             gained = scores.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
             gained = torch.where(running, gained, 0.0)  # finished rows add nothing
@@ -45,17 +48,17 @@ def greedy_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, ma
                 break
         history = torch.stack(outputs, 1)  # (B, T)
         attention = torch.stack(weights, 1) if weights else None  # (B, T, S)
-        return _hypotheses(history, log_prob, lengths, attention, src_mask, alpha)
+        return _hypotheses(history, log_prob, lengths, attention, src_mask, penalty)
 
 
 def _hypotheses(tokens: Tensor, log_prob: Tensor, lengths: Tensor, attention: Tensor | None,
-                src_mask: Tensor, alpha: float) -> list[Hypothesis]:
+                src_mask: Tensor, penalty: Penalty) -> list[Hypothesis]:
     """Cut each row of tokens (B, T) / attention (B, T, S) to its length and real source."""
     sources = src_mask.sum(-1).tolist()
     result = []
     for row, (ids, total, length) in enumerate(
             zip(tokens.tolist(), log_prob.tolist(), lengths.tolist(), strict=True)):
         weights = None if attention is None else attention[row, :length, : sources[row]]
-        result.append(Hypothesis(ids[:length], total / length_penalty(length, alpha), total,
+        result.append(Hypothesis(ids[:length], penalty.score(total, length, weights), total,
                                  weights))
     return result

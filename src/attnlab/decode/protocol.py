@@ -22,10 +22,12 @@ class Hypothesis:
     """One decoded output of one sentence.
 
     tokens: target ids, ending with EOS when the hypothesis finished (no EOS when it hit the
-    length limit first); log_prob: log p(tokens | source), summed over tokens; score: log_prob
-    divided by the length penalty (what hypotheses are ranked by); attention (len(tokens), S_real):
-    row j is the attention that produced tokens[j], over the sentence's real source positions,
-    or None for a model without attention.
+    length limit first); log_prob: log p(tokens | source), summed over tokens (an ensemble's:
+    the mean of its members'); score: log_prob over the length penalty, plus the coverage
+    penalty when asked (Penalty.score: what hypotheses are ranked by); attention
+    (len(tokens), S_real): row j is the attention that produced tokens[j], over the sentence's
+    real source positions (an ensemble's: its members' mean), or None for a model without
+    attention.
     """
 
     tokens: list[int]
@@ -56,7 +58,8 @@ class Switchable(Protocol):
 
 
 class Searchable(Switchable, Protocol[State]):
-    """A model search can run."""
+    """A model search can run. One whose `step` returns log-probabilities rather than logits
+    (an Ensemble) says so with a class attribute `outputs_log_probs = True`."""
 
     def start(self, source: Tensor, source_mask: Tensor) -> State:
         """Encode once: source (B, S, ...) with source_mask (B, S) bool -> the initial state."""
