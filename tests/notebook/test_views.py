@@ -1,6 +1,7 @@
 """Every result draws as the explorer's view: self-contained HTML (the page's code inlined, no
 URL to fetch), a plain table for a console, the page's figure as SVG and PNG, its weights."""
 
+import json
 import re
 
 import numpy as np
@@ -146,7 +147,7 @@ def test_side_by_side_and_lists(translation, caption, reading):
 def test_labelled_results_of_any_kind_show_under_their_labels(caption, reading):
     labelled = view_of({"soft": caption, "reader": reading})
     titles = [part["title"] for part in labelled.payload["views"]]
-    assert titles[0].startswith("soft: Caption:") and titles[1].startswith("reader: Reading")
+    assert titles[0].startswith("soft: “") and titles[1].startswith("reader: Reading")
     assert labelled.to_svg().count('class="veil"') == len(caption.words)
 
 
@@ -193,3 +194,13 @@ def test_a_view_is_a_view_of_itself():
     reading = SentenceReading(["<s>", "a"], np.zeros((1, 2, 2)))
     view = view_of(reading)
     assert isinstance(view, View) and view_of(view) is view
+
+
+@pytest.mark.parametrize("token", [" ", "▁", "  ", "\t", "", "▁Fuß", "a", "</s>", "x" * 30])
+def test_the_page_and_python_label_tokens_alike(token):
+    from attnlab.viz.notebook import assets, draw
+
+    _, body = assets._module("svg.js", (assets.STATIC / "svg.js").read_text(encoding="utf-8"))
+    racer = draw._racer()
+    shown = racer.eval(f"(() => {{ {body} }})().label({json.dumps(token)}, 100)")
+    assert shown == token_label(token)

@@ -18,7 +18,14 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
 from attnlab.viz.fonts import font_families
-from attnlab.viz.heatmap import LABEL_CHARS, MAX_PIXELS, plot_weight_matrix, save_figure, shorten
+from attnlab.viz.heatmap import (
+    LABEL_CHARS,
+    MAX_PIXELS,
+    plot_weight_matrix,
+    save_figure,
+    shorten,
+    token_label,
+)
 from attnlab.viz.notebook import Displayed, View, reading_view
 
 FONT_SIZE = 11
@@ -74,7 +81,7 @@ def self_attention_figure(
     sentence is drawn up to its first MAX_WORDS words (see words_shown), the last line saying so.
     """
     weights = _check(tokens, weights)
-    tokens = [shorten(str(token), LABEL_CHARS) for token in tokens]
+    tokens = [shorten(token_label(token), LABEL_CHARS) for token in tokens]
     dpi = 100
     with matplotlib.rc_context({"font.family": font_families(tokens[:MAX_WORDS], font_path)}):
         font = FontProperties(size=FONT_SIZE)

@@ -100,7 +100,7 @@ def caption_view(
     if image is None:
         image = np.full((8 * height, 8 * width, 3), 200, dtype=np.uint8)
     text = " ".join(words)
-    title = title or f"Caption: {text}"
+    title = title or f"“{text}”"
     answer = {
         "caption": text,
         "tokens": list(words),
