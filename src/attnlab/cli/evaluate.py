@@ -8,8 +8,8 @@ import math
 
 from attnlab.files import check_outputs
 
-from .options import add_quiet, add_run_arguments, check_task
-from .translate import add_decode_arguments, load_for_decoding
+from .options import add_quiet, add_run_arguments, check_runs
+from .translate import add_decode_arguments, decode_options, load_for_decoding
 
 
 def bucket_edges(text: str) -> tuple[float, ...]:
@@ -34,8 +34,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "attention while forced-decoding the reference, on the gold sets that apply: the dates "
         "task's gold (the .align file beside --src) or --align-gold, and for a German-English "
         "run the RWTH gold set (--rwth DIR, or $ATTNLAB_DATA/rwth-deen-gold). One line says "
-        "which gold sets are used, or why there is none.")
-    add_run_arguments(parser)
+        "which gold sets are used, or why there is none. Several --run evaluate their "
+        "ensemble (AER of their mean attention); the time spent translating is printed.")
+    add_run_arguments(parser, several=True)
     add_decode_arguments(parser)
     parser.add_argument("--src", metavar="FILE", help="source lines, plain or .gz "
                         "(default: the run's test split)")
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from attnlab.translation.evaluate import evaluate_run, read_pairs
     from attnlab.translation.golds import choose_golds
 
-    check_task(args.run, args.checkpoint, "evaluate")
+    check_runs(args.run, args.checkpoint, "evaluate")
     outputs = {"--bucket-plot": args.bucket_plot, "--output": args.output,
                "--hypotheses": args.hypotheses}
     check_outputs({"--src": args.src, "--ref": args.ref, "--align-gold": args.align_gold},
@@ -75,15 +76,26 @@ def run(args: argparse.Namespace) -> int:
     golds = choose_golds(trained, src_path, sources, references, align_gold=args.align_gold,
                          one_indexed=args.align_format == "rwth", rwth=args.rwth,
                          use_rwth=not args.no_rwth)
-    beam = args.beam or trained.config.decode.beam
-    print(f"{trained.directory} ({trained.checkpoint} checkpoint, beam {beam}) on {src_path}")
+    name = " + ".join(args.run) if len(args.run) > 1 else trained.directory
+    print(f"{name} ({trained.checkpoint} checkpoint, {_search_line(args.decode)}) on "
+          f"{src_path}")
     print(golds.line(), flush=True)
-    evaluation = evaluate_run(trained, sources, references, beam=args.beam, alpha=args.alpha,
-                              batch_size=args.batch_size, edges=args.buckets or DEFAULT_EDGES,
-                              golds=golds.golds, progress=not args.quiet)
+    evaluation = evaluate_run(trained, sources, references, edges=args.buckets or DEFAULT_EDGES,
+                              golds=golds.golds, progress=not args.quiet,
+                              **decode_options(args))
     print(evaluation.format())
     write_outputs(args, evaluation)
     return 0
+
+
+def _search_line(decode) -> str:
+    """'beam 5', with the penalties when they are not the defaults: 'beam 5, beta 0.2'."""
+    parts = [f"beam {decode.beam}"]
+    if decode.length_penalty != "gnmt":
+        parts.append(f"length penalty {decode.length_penalty}")
+    if decode.beta:
+        parts.append(f"beta {decode.beta:g}")
+    return ", ".join(parts)
 
 
 def write_outputs(args: argparse.Namespace, evaluation) -> None:

@@ -25,9 +25,17 @@ def positive_int(text: str) -> int:
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, required: bool = True,
-                      what: str = "run directory written by attnlab train") -> None:
-    """--run DIR, --checkpoint {best,last}, --device DEVICE."""
-    parser.add_argument("--run", required=required, metavar="DIR", help=what)
+                      what: str = "run directory written by attnlab train",
+                      several: bool = False) -> None:
+    """--run DIR, --checkpoint {best,last}, --device DEVICE; with `several`, --run may be
+    given more than once (an ensemble; args.run is then a list)."""
+    if several:
+        parser.add_argument("--run", required=required, metavar="DIR", action="append",
+                            help=f"{what}; give it more than once to decode with an ensemble "
+                            "of runs that share their vocabularies (each step the mean of "
+                            "their log-probabilities, the attention their mean)")
+    else:
+        parser.add_argument("--run", required=required, metavar="DIR", help=what)
     parser.add_argument("--checkpoint", choices=("best", "last"),
                         help="weights to load (default: best, else last)")
     parser.add_argument("--device", default="auto", metavar="DEVICE",
@@ -78,6 +86,12 @@ def check_task(run: str | None, checkpoint: str | None, command: str,
     raise CheckpointError(f"{run} is a {RECIPES[task].title} run, not a "
                           f"{RECIPES[accepts[0]].title} run; use "
                           f"{RECIPES[task].commands[verb]} --run {run}")
+
+
+def check_runs(runs: list[str] | None, checkpoint: str | None, command: str) -> None:
+    """check_task for each run of a repeatable --run."""
+    for run in runs or []:
+        check_task(run, checkpoint, command)
 
 
 def plot_path(output: str | None, folder: str | Path, name: str) -> str:

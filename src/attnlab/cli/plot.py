@@ -9,10 +9,10 @@ from pathlib import Path
 from attnlab.errors import DataError, UserError
 from attnlab.files import check_outputs
 
-from .options import add_beam, add_run_arguments, check_task, plot_path, positive_int
+from .options import add_beam, add_run_arguments, check_runs, plot_path, positive_int
 
-USAGE = """attnlab plot --run DIR SENTENCE [--checkpoint {best,last}] [--device DEVICE]
-                           [--beam K] [--output FILE] [--pieces | --words]
+USAGE = """attnlab plot --run DIR [--run DIR ...] SENTENCE [--checkpoint {best,last}]
+                           [--device DEVICE] [--beam K] [--output FILE] [--pieces | --words]
        attnlab plot --json FILE [--line N] [--output FILE] [--pieces | --words]"""
 
 EPILOG = ("The LSTMN reading figure (Cheng et al. 2016, Fig. 1) of a language model, or of a "
@@ -26,10 +26,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Translate SENTENCE with --run and draw its attention (source words along "
         "the top, produced words down the side, as in Bahdanau et al. 2015, Fig. 3); or draw "
         "line N of a file written by translate --alignments FILE --format json. A "
-        "character-level run is drawn by characters. The figure goes to "
+        "character-level run is drawn by characters; several --run draw their ensemble's "
+        "translation and mean attention. The figure goes to "
         "DIR/plots/alignment.png (with --json: into plots/ beside FILE) unless --output says "
         "otherwise; the path written is printed.")
-    add_run_arguments(parser, required=False)
+    add_run_arguments(parser, required=False, several=True)
     parser.add_argument("sentence", nargs="?", metavar="SENTENCE",
                         help="the sentence to translate (with --run)")
     add_beam(parser)
@@ -47,10 +48,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attnlab.translation.ensemble import load_ensemble
     from attnlab.translation.figure import check_image_path, plot_record, plot_sentence
-    from attnlab.translation.loading import load_run
 
-    check_task(args.run, args.checkpoint, "plot")
+    check_runs(args.run, args.checkpoint, "plot")
     if (args.run is None) == (args.json is None):
         raise UserError("plot needs --run DIR with a sentence, or --json FILE (not both)")
     if args.run is not None and args.sentence is None:
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None and not Path(args.json).is_file():
         raise DataError(f"--json {args.json} is not a file")
     if args.run is not None:
-        output = plot_path(args.output, args.run, "alignment.png")
+        output = plot_path(args.output, args.run[0], "alignment.png")
     else:
         name = f"{Path(args.json).stem}-line{args.line}.png"
         output = plot_path(args.output, Path(args.json).parent, name)
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         record, note = plot_record(args.json, args.line, output, pieces=args.pieces)
         print(f"{record.get('source', '')} -> {record.get('translation', '')}")
     else:
-        trained = load_run(args.run, args.checkpoint, args.device)
+        trained = load_ensemble(args.run, args.checkpoint, args.device)
         result, note = plot_sentence(trained, args.sentence, output, pieces=args.pieces,
                                      beam=args.beam)
         print(f"{args.sentence} -> {result.text}")

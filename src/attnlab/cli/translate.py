@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, BinaryIO
 
-from attnlab.errors import DataError
+from attnlab.errors import DataError, UserError
 from attnlab.files import check_outputs
 
 from .options import (
@@ -23,7 +23,7 @@ from .options import (
     add_beam,
     add_quiet,
     add_run_arguments,
-    check_task,
+    check_runs,
     positive_int,
 )
 
@@ -31,10 +31,27 @@ HISTORY = "~/.attnlab_history"  # what was typed at the prompt, for the next ses
 
 
 def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
-    """--beam K, --alpha A, --batch-size N, --quantize int8."""
+    """--beam K, --alpha A, --length-penalty, --beta B, --replace-unk, --dictionary FILE,
+    --batch-size N, --quantize int8."""
     add_beam(parser)
     parser.add_argument("--alpha", type=float, metavar="A",
                         help="GNMT length penalty alpha (default: the run's decode.alpha)")
+    parser.add_argument("--length-penalty", choices=("gnmt", "average", "none"),
+                        help="how finished hypotheses are ranked: gnmt, log P / ((5 + |Y|) / "
+                        "6) ** alpha (Wu et al. 2016); average, log P / |Y|; none, log P "
+                        "(default: the run's decode.length_penalty)")
+    parser.add_argument("--beta", type=float, metavar="B",
+                        help="GNMT coverage penalty beta * sum_i log(min(sum_j a_ji, 1)) added "
+                        "to each finished hypothesis's score (Wu et al. 2016, eq. 14); 0 = off "
+                        "(default: the run's decode.beta)")
+    parser.add_argument("--replace-unk", action="store_true",
+                        help="replace each <unk> of a translation (n-best included) by the "
+                        "source word, character or piece it attends to most (Luong et al. "
+                        "2015); with sentencepiece an <unk> piece stands for characters the "
+                        "vocabulary cannot spell")
+    parser.add_argument("--dictionary", metavar="FILE",
+                        help="with --replace-unk: 'source target' lines; a copied source word "
+                        "with an entry becomes its translation")
     add_batch_size(parser)
     parser.add_argument("--quantize", choices=("int8",),
                         help="int8: run the model's linear and recurrent layers in 8-bit "
@@ -43,12 +60,27 @@ def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_for_decoding(args: argparse.Namespace):
-    """The run of --run/--checkpoint on --device, quantized as --quantize asks (on the CPU:
-    --device auto means cpu then)."""
-    from attnlab.translation.loading import load_run
+    """The run of --run/--checkpoint on --device (an ensemble for several --run), quantized as
+    --quantize asks (on the CPU: --device auto means cpu then), with the decode settings of
+    the flags (args.decode) and the unknown-word replacement (args.unknown) checked."""
+    from attnlab.translation.ensemble import load_ensemble
 
     device = "cpu" if args.quantize and args.device == "auto" else args.device
-    return load_run(args.run, args.checkpoint, device).quantized(args.quantize)
+    trained = load_ensemble(args.run, args.checkpoint, device).quantized(args.quantize)
+    args.decode = trained.decode_settings(
+        beam=args.beam, n_best=getattr(args, "nbest", None), alpha=args.alpha,
+        batch_size=args.batch_size, beta=args.beta, length_penalty=args.length_penalty)
+    args.unknown = trained.unknown_words(args.replace_unk, args.dictionary)
+    return trained
+
+
+def decode_options(args: argparse.Namespace) -> dict:
+    """What stream/translate take from the flags load_for_decoding checked."""
+    decode = args.decode
+    return {"beam": decode.beam, "n_best": decode.n_best, "alpha": decode.alpha,
+            "batch_size": decode.batch_size, "beta": decode.beta,
+            "length_penalty": decode.length_penalty, "replace_unk": args.unknown is not None,
+            "dictionary": None if args.unknown is None else args.unknown.dictionary}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -58,7 +90,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "translation of input line i, and an empty line stays empty. From a terminal each line "
         "is answered as soon as it is typed, at a '> ' prompt with line editing and history "
         f"({HISTORY}; Ctrl-D ends); otherwise lines are decoded in length-sorted batches.")
-    add_run_arguments(parser)
+    add_run_arguments(parser, several=True)
     add_decode_arguments(parser)
     parser.add_argument("--input", metavar="FILE", help="input file, UTF-8 (default: stdin)")
     parser.add_argument("--output", metavar="FILE",
@@ -78,6 +110,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "line, on the output its line, source, translation, score and log_prob "
                         "(with --nbest its hypotheses too), for --alignments pieces, words, "
                         "both attention matrices and score (default text)")
+    parser.add_argument("--member-attention", action="store_true",
+                        help="with several --run and --alignments --format json: each record "
+                        "also holds every member's own piece attention (member_attention, in "
+                        "--run order) beside their mean")
     parser.add_argument("--interactive", action="store_true",
                         help="answer each line at once even when stdin is not a terminal")
     add_quiet(parser)
@@ -148,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     from attnlab.files import atomic_output
     from attnlab.train.progress import progress_bar, wanted
 
-    check_task(args.run, args.checkpoint, "translate")
+    check_runs(args.run, args.checkpoint, "translate")
     if args.input is not None and Path(args.input).is_dir():
         raise DataError(f"--input {args.input} is a folder, not a file")
     if args.input is not None and not Path(args.input).exists():
@@ -156,11 +192,13 @@ def run(args: argparse.Namespace) -> int:
     inputs = ({"--input": args.input} if args.input is not None
               else {"standard input": _standard_input()})
     check_outputs(inputs, {"--output": args.output, "--alignments": args.alignments})
+    if args.member_attention and not (args.alignments and args.format == "json"
+                                      and len(args.run) > 1):
+        raise UserError("--member-attention puts each member's attention into the records of "
+                        "--alignments FILE --format json, with several --run")
     trained = load_for_decoding(args)
     if args.alignments and not trained.has_attention:
         raise DataError("this model has no attention, so it cannot write --alignments")
-    decode = trained.config.decode.overridden(beam=args.beam, n_best=args.nbest,
-                                              alpha=args.alpha, batch_size=args.batch_size)
     terminal = args.input is None and _is_terminal(sys.stdin)
     interactive = args.interactive or terminal
     # A bar only while a file is written: a terminal or a pipe on stdout shows the lines.
@@ -179,14 +217,14 @@ def run(args: argparse.Namespace) -> int:
         alignments = (stack.enter_context(atomic_output(args.alignments)) if args.alignments
                       else None)
         try:
-            _translate(trained, decode, args, lines, output, alignments,
+            _translate(trained, args, lines, output, alignments,
                        pool_size=1 if interactive else None, tick=bar.update)
         except BrokenPipeError:  # the reader went away (| head): stop quietly, like cat
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
-def _translate(trained, decode, args, lines: Iterator[str], output: IO[str],
+def _translate(trained, args, lines: Iterator[str], output: IO[str],
                alignments: IO[str] | None, pool_size: int | None, tick) -> None:
     """Write each translation (or n-best list, and alignment line) as soon as its pool is
     decoded."""
@@ -200,9 +238,9 @@ def _translate(trained, decode, args, lines: Iterator[str], output: IO[str],
             pending.append(line)
             yield line
 
-    found = trained.stream(remember(), beam=decode.beam, n_best=decode.n_best,
-                           alpha=decode.alpha, batch_size=decode.batch_size,
-                           pool_size=pool_size, tick=tick)
+    members = {"member_attention": True} if args.member_attention else {}
+    found = trained.stream(remember(), **decode_options(args), **members, pool_size=pool_size,
+                           tick=tick)
     for number, result in enumerate(found, start=1):
         source = pending.popleft()
         output.write(_answer(number, source, result, args) + "\n")

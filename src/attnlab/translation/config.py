@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from attnlab.config import at_least, fraction, positive
+from attnlab.decode import Penalty
 from attnlab.errors import ConfigError
 from attnlab.models.config import ModelConfig
 from attnlab.train.config import ExperimentConfig
@@ -49,8 +50,13 @@ class DecodeConfig:
     """Search settings; validation during training always decodes greedily."""
 
     beam: int = field(default=5, metadata=positive())
+    # how finished hypotheses are ranked (attnlab.decode.Penalty): gnmt, log P / ((5 + |y|) / 6)
+    # ** alpha; average, log P / |y|; none, log P alone
+    length_penalty: Literal["gnmt", "average", "none"] = "gnmt"
     # GNMT length penalty ((5 + |y|) / 6) ** alpha
     alpha: float = field(default=1.0, metadata=at_least(0))
+    # GNMT coverage penalty beta * sum_i log(min(sum_j a_ji, 1)) (Wu et al. 2016); 0 = off
+    beta: float = field(default=0.0, metadata=at_least(0))
     # output at most ratio * source length + max_len_extra pieces
     max_len_ratio: float = field(default=1.5, metadata=at_least(0))
     max_len_extra: int = field(default=5, metadata=at_least(0))
@@ -70,15 +76,25 @@ class DecodeConfig:
         return replace(self, beam=1, n_best=1)
 
     def overridden(self, *, beam: int | None = None, n_best: int | None = None,
-                   alpha: float | None = None, batch_size: int | None = None) -> DecodeConfig:
+                   alpha: float | None = None, batch_size: int | None = None,
+                   beta: float | None = None,
+                   length_penalty: str | None = None) -> DecodeConfig:
         """These settings with those given (not None) in their place: the one resolution of a
         run's decode defaults and a user's choices. Without a beam, the run's beam widens to
         n_best when that is larger."""
         if beam is None and n_best is not None:
             beam = max(self.beam, n_best)
         given: dict[str, Any] = {"beam": beam, "n_best": n_best, "alpha": alpha,
-                                 "batch_size": batch_size}
+                                 "batch_size": batch_size, "beta": beta,
+                                 "length_penalty": length_penalty}
         return replace(self, **{key: value for key, value in given.items() if value is not None})
+
+    def penalty(self) -> Penalty:
+        """How these settings rank finished hypotheses (length_penalty, alpha, beta)."""
+        try:
+            return Penalty(self.length_penalty, self.alpha, self.beta)
+        except ValueError as error:  # a value given past the config's checks (the API)
+            raise ConfigError(str(error)) from None
 
 
 @dataclass

@@ -5,9 +5,11 @@ and golds.py for choosing the gold sets)."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,11 +40,24 @@ class Evaluation:
     buckets: list[BucketRow]
     alignments: list[AlignmentScore] = field(default_factory=list)
     hypotheses: list[str] = field(default_factory=list)
+    decode_seconds: float | None = None  # the wall-clock time of translating the sources
+
+    @property
+    def speed(self) -> dict | None:
+        """Decoding speed: sentences, seconds, sentences per second (None when not timed)."""
+        if self.decode_seconds is None:
+            return None
+        seconds = max(self.decode_seconds, 1e-9)
+        return {"sentences": len(self.hypotheses), "seconds": round(self.decode_seconds, 3),
+                "sentences_per_second": round(len(self.hypotheses) / seconds, 2)}
 
     def format(self) -> str:
         parts = [self.scores.format(), "BLEU by source length (words):",
                  format_buckets(self.buckets)]
         parts.extend(score.format() for score in self.alignments)
+        if (speed := self.speed) is not None:
+            parts.append(f"decoded {speed['sentences']} sentences in {speed['seconds']:.1f} s "
+                         f"({speed['sentences_per_second']:.1f} sentences/s)")
         return "\n".join(parts)
 
     def to_dict(self) -> dict:
@@ -51,26 +66,32 @@ class Evaluation:
                    for row in self.buckets]
         return {"scores": asdict(self.scores), "buckets": buckets,
                 "alignments": [{key: value for key, value in asdict(score).items()
-                                if key not in PER_PAIR} for score in self.alignments]}
+                                if key not in PER_PAIR} for score in self.alignments],
+                "speed": self.speed}
 
 
 def evaluate_run(run: TrainedRun, sources: list[str], references: list[str], *,
                  beam: int | None = None, alpha: float | None = None,
                  batch_size: int | None = None, edges: tuple[float, ...] = DEFAULT_EDGES,
-                 golds: Sequence[GoldSet] = (), progress: bool = False) -> Evaluation:
+                 golds: Sequence[GoldSet] = (), progress: bool = False,
+                 **decoding: Any) -> Evaluation:
     """Translate `sources`, score against `references` (one each), bucket by source length,
     and compute AER on each gold set; `progress`: bars on a terminal while it decodes and
-    aligns."""
+    aligns; `decoding`: the rest of TrainedRun.stream's settings (beta, length_penalty,
+    replace_unk, dictionary). The decoding is timed (Evaluation.speed)."""
     if len(sources) != len(references):
         raise DataError(f"{len(sources)} source lines but {len(references)} reference lines: "
                         f"they must be parallel")
+    started = time.perf_counter()
     with progress_bar(len(sources), "translating", enabled=progress, unit="sentence") as bar:
         hypotheses = [result.text for result in run.stream(
-            sources, beam=beam, alpha=alpha, batch_size=batch_size, tick=bar.update)]
+            sources, beam=beam, alpha=alpha, batch_size=batch_size, tick=bar.update,
+            **decoding)]
+    seconds = time.perf_counter() - started
     scores = corpus_scores(hypotheses, references)
     buckets = bleu_by_length(sources, hypotheses, references, edges)
     alignments = [score_alignments(run, gold, progress=progress) for gold in golds]
-    return Evaluation(scores, buckets, alignments, hypotheses)
+    return Evaluation(scores, buckets, alignments, hypotheses, seconds)
 
 
 def read_pairs(run: TrainedRun, src: str | os.PathLike | None,

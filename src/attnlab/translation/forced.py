@@ -67,7 +67,9 @@ def _align_batch(model: Seq2Seq, vocabs: Vocabularies, pairs: list[tuple[list[in
     out = model.all_positions(batch.src, batch.src_mask, batch.tgt_in)  # attention (B, T, S)
     if out.attention is None:
         raise ValueError("forced alignment needs a model with attention; this decoder has none")
-    token_scores = log_probs(out.logits).gather(-1, batch.tgt_out.unsqueeze(-1)).squeeze(-1)
+    # an Ensemble's logits are its members' mean log-probabilities already
+    scores = out.logits if getattr(model, "outputs_log_probs", False) else log_probs(out.logits)
+    token_scores = scores.gather(-1, batch.tgt_out.unsqueeze(-1)).squeeze(-1)
     totals = torch.where(batch.tgt_mask, token_scores, 0.0).sum(-1).tolist()  # (B,)
     found = []
     for row, ((source, target), (source_text, target_text)) in enumerate(

@@ -4,7 +4,8 @@ json`), written here and read back here (for `plot --json F --line N`).
 A record holds the input line number (1-based) and text, the translation, its score and
 log-probability, "characters" (the unit of its links), the pieces and words of both sides, both
 attention matrices (target x source, "</s>" included; null for a model without attention) and,
-when there is attention, its argmax links as a Pharaoh line ("alignment").
+when there is attention, its argmax links as a Pharaoh line ("alignment"); an ensemble's, when
+asked for, each member's own piece attention too ("member_attention").
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def alignment_record(line: int, source: str, result: TranslationResult, *,
         record[name] = _matrix(value) if name.endswith("attention") else list(value)
     if result.attention is not None:
         record["alignment"] = links_line(argmax_links(result, characters))
+    if result.member_attention is not None:  # an ensemble's, asked for: pieces, member order
+        record["member_attention"] = [_matrix(weights) for weights in result.member_attention]
     return record
 
 

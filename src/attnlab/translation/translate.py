@@ -30,8 +30,10 @@ class TranslationResult(Displayed, LabelledAttention):
     EOS last when it finished); plus its pieces, words and attention (see LabelledAttention);
     alternatives: the next best finished hypotheses when decode.n_best > 1, best first (each
     a TranslationResult without alternatives of its own); vocabulary: the source vocabulary's
-    kind ("char", "bpe", "unigram", "word"), which names its pieces. An empty input line gives
-    text "" with no target pieces, (0, S) attention arrays and no alternatives.
+    kind ("char", "bpe", "unigram", "word"), which names its pieces; member_attention: an
+    ensemble's, when asked for, each member's own (T_tgt, S) piece attention (its `attention`
+    is their mean), else None. An empty input line gives text "" with no target pieces,
+    (0, S) attention arrays and no alternatives.
 
     In a notebook it draws as the explorer's view (attnlab.viz.notebook), its n-best list
     included; `repr` is a plain table."""
@@ -42,6 +44,7 @@ class TranslationResult(Displayed, LabelledAttention):
     tokens: list[int]
     alternatives: list[TranslationResult] = field(default_factory=list)
     vocabulary: str = "bpe"
+    member_attention: list[np.ndarray | None] | None = None
 
     @property
     def hypotheses(self) -> list[TranslationResult]:
@@ -88,7 +91,7 @@ def iter_translate(model: Seq2Seq, vocabs: Vocabularies, sentences: Iterable[str
 def _search(model: Seq2Seq, decode: DecodeConfig) -> Callable:
     """Beam search with `decode`'s settings: src, src_mask, n_best -> hypotheses."""
     return functools.partial(
-        beam_search, model, beam_size=decode.beam, alpha=decode.alpha,
+        beam_search, model, beam_size=decode.beam, penalty=decode.penalty(),
         max_len=lambda n: int(decode.max_len_ratio * n) + decode.max_len_extra)
 
 

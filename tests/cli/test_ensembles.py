@@ -1,0 +1,126 @@
+"""Several --run on translate, evaluate and plot (an ensemble), the penalty flags, and --replace-unk
+end to end: a run twice is that run, other vocabularies are one sentence, each member's own
+attention on request, an <unk> becomes the source word it attends to most."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from attnlab.cli import main
+from attnlab.data import EOS_ID, UNK_ID
+from attnlab.translation.ensemble import load_ensemble
+
+SOURCES = ["Zwei Männer spielen Fußball .", "Ein Mann spielt Gitarre .", ""]
+
+
+@pytest.fixture
+def input_file(tmp_path):
+    path = tmp_path / "input.txt"
+    path.write_text("".join(line + "\n" for line in SOURCES), encoding="utf-8")
+    return path
+
+
+def run_command(capsys, *args):
+    code = main([*map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_run_given_twice_translates_as_that_run(deen_run, input_file, capsys):
+    options = ("--input", input_file, "--nbest", 2, "--format", "json", "--beta", 0.2)
+    code, alone, _ = run_command(capsys, "translate", "--run", deen_run, *options)
+    assert code == 0
+    code, twice, _ = run_command(capsys, "translate", "--run", deen_run, "--run", deen_run,
+                                 *options)
+    assert code == 0
+    for one, two in zip(alone.splitlines(), twice.splitlines(), strict=True):
+        one, two = json.loads(one), json.loads(two)
+        assert [h["translation"] for h in one["hypotheses"]] == [
+            h["translation"] for h in two["hypotheses"]]
+        assert [h["score"] for h in one["hypotheses"]] == pytest.approx(
+            [h["score"] for h in two["hypotheses"]], abs=1e-5)
+
+
+def test_other_vocabularies_are_one_sentence_and_nothing_is_written(
+        deen_run, dates_run, input_file, tmp_path, capsys):
+    output = tmp_path / "out.txt"
+    code, out, err = run_command(capsys, "translate", "--run", deen_run, "--run", dates_run,
+                                 "--input", input_file, "--output", output)
+    assert code == 2 and not out and not output.exists()
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"{deen_run} and {dates_run} have different source vocabularies" in err
+    assert "cannot be ensembled" in err
+
+
+def test_each_member_attention_is_kept_on_request(deen_run, input_file, tmp_path, capsys):
+    links = tmp_path / "links.jsonl"
+    code, _, err = run_command(capsys, "translate", "--run", deen_run, "--run", deen_run,
+                               "--input", input_file, "--alignments", links, "--format",
+                               "json", "--member-attention")
+    assert code == 0, err
+    records = [json.loads(line) for line in links.read_text(encoding="utf-8").splitlines()]
+    for record in records[:2]:
+        members = [np.asarray(m) for m in record["member_attention"]]
+        assert len(members) == 2
+        np.testing.assert_allclose(members[0], members[1], atol=1e-5)
+        np.testing.assert_allclose((members[0] + members[1]) / 2, record["attention"],
+                                   atol=2e-5)
+    code, _, err = run_command(capsys, "translate", "--run", deen_run, "--input", input_file,
+                               "--member-attention")
+    assert code == 2 and "several --run" in err
+
+
+def test_evaluate_and_plot_an_ensemble(deen_run, tmp_path, capsys):
+    code, out, err = run_command(capsys, "evaluate", "--run", deen_run, "--run", deen_run,
+                                 "--no-rwth", "--beta", 0.3, "--length-penalty", "average",
+                                 "--output", tmp_path / "scores.json")
+    assert code == 0, err
+    assert f"{deen_run} + {deen_run}" in out and "beam 2, length penalty average, beta 0.3" in out
+    assert "sentences/s)" in out
+    speed = json.loads((tmp_path / "scores.json").read_text())["speed"]
+    assert speed["sentences"] == 6 and speed["sentences_per_second"] > 0
+    figure = tmp_path / "mean.png"
+    code, out, err = run_command(capsys, "plot", "--run", deen_run, "--run", deen_run,
+                                 "Zwei Männer spielen Fußball .", "--output", figure)
+    assert code == 0 and figure.stat().st_size > 0, err
+
+
+def test_penalty_flags_are_checked_in_one_sentence(deen_run, input_file, capsys):
+    code, _, err = run_command(capsys, "translate", "--run", deen_run, "--input", input_file,
+                               "--beta", -1)
+    assert code == 2 and "beta" in err and err.count("\n") == 1
+    code, _, err = run_command(capsys, "translate", "--run", deen_run, "--input", input_file,
+                               "--dictionary", input_file)
+    assert code == 2 and "--replace-unk" in err and err.count("\n") == 1
+
+
+def always_unknown(trained):
+    """The run's model made to write <unk> wherever it can."""
+    for member in getattr(trained, "members", [trained]):
+        with torch.no_grad():
+            member.model.decoder.output.proj.bias[UNK_ID] += 100.0
+    return trained
+
+
+@pytest.mark.parametrize("ensemble", [False, True])
+def test_replace_unk_copies_the_most_attended_source_word(deen_run, tmp_path, ensemble):
+    trained = always_unknown(load_ensemble([deen_run] * (2 if ensemble else 1)))
+    (found,) = trained.translate([SOURCES[0]], n_best=2, replace_unk=True)
+    words = SOURCES[0].split()
+    for hypothesis in found.hypotheses:
+        assert "<unk>" not in hypothesis.text
+        rows = np.asarray(hypothesis.attention)[:, :-1]  # "</s>" is never copied
+        expected = [words[int(np.argmax(rows[j]))] if token == UNK_ID
+                    else trained.vocabs.tgt.id_to_piece(token)
+                    for j, token in enumerate(hypothesis.tokens) if token != EOS_ID]
+        assert UNK_ID in hypothesis.tokens and hypothesis.text.split() == expected
+    dictionary = tmp_path / "dictionary.txt"
+    dictionary.write_text("".join(f"{word}\t{word.upper()}!\n" for word in words),
+                          encoding="utf-8")
+    (translated,) = trained.translate([SOURCES[0]], replace_unk=True,
+                                      dictionary=dictionary)
+    assert translated.text.split() == [word.upper() + "!" for word in found.text.split()]
+    (plain,) = trained.translate([SOURCES[0]])
+    assert set(plain.text.split()) == {"<unk>"}
