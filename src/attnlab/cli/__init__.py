@@ -19,6 +19,8 @@ from attnlab.errors import UserError
 from attnlab.version import __version__
 
 from . import (
+    align,
+    average,
     caption,
     compare,
     config,
@@ -35,7 +37,7 @@ from . import (
 )
 
 COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, report, lm, caption, compare,
-                  serve, export, config)
+                  serve, export, average, align, config)
 
 
 class SubCommands(argparse._SubParsersAction):

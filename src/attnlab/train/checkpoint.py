@@ -53,6 +53,16 @@ _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass
+class Weights:
+    """A checkpoint's stored tensors (name -> CPU tensor), the names tied to them (name -> the
+    stored name), and its meta.json."""
+
+    tensors: dict[str, torch.Tensor]
+    tied: dict[str, str]
+    meta: dict
+
+
+@dataclass
 class Checkpoint:
     """What `RunDir.load_checkpoint` read: meta.json, and the training state (None in `best`)."""
 
@@ -115,12 +125,40 @@ class RunDir:
         WriteError (naming the checkpoint; the previous one stays loadable) if it cannot be
         written: no space left, a read-only file system...
         """
-        _check_name(name)
-        final, temporary = self.path / name, self.path / f"{name}.tmp"
         files = {MODEL_FILE: _model_bytes(model)}
         if training_state is not None:
             files[STATE_FILE] = _state_bytes(training_state)
-        meta = _meta(model, signature, info or {}, files)
+        return self._save_files(name, files, _meta(model, signature, info or {}, files))
+
+    def save_weights(self, name: str, weights: Weights, like: dict, info: dict) -> Path:
+        """Atomically write checkpoint `name` (no training state) holding `weights` (as
+        `read_weights` gives them) for the model checkpoint meta `like` was written for (its
+        model_class, signature and parameters are copied); info: meta.json's extras."""
+        data = safetensors.torch.save(weights.tensors, metadata=weights.tied or None)
+        files = {MODEL_FILE: data}
+        meta = {"format_version": FORMAT_VERSION, "attnlab_version": __version__,
+                **{key: like[key] for key in ("model_class", "signature", "parameters")
+                   if key in like}, **info, "files": _hashes(files)}
+        return self._save_files(name, files, meta)
+
+    def read_weights(self, name: str) -> Weights:
+        """Checkpoint `name`'s stored tensors on the CPU, checked against its meta.json (tied
+        weights once, under their first name, as saved)."""
+        directory = self._require(name)
+        meta = _read_meta(directory)
+        check_files(directory, meta)
+        try:
+            with safetensors.safe_open(directory / MODEL_FILE, framework="pt") as file:
+                tied = dict(file.metadata() or {})
+                tensors = {key: file.get_tensor(key) for key in file.keys()}
+        except Exception as error:
+            raise CheckpointError(f"cannot load {directory / MODEL_FILE} (damaged?): "
+                                  f"{_first_line(error)}") from None
+        return Weights(tensors, tied, meta)
+
+    def _save_files(self, name: str, files: dict[str, bytes], meta: dict) -> Path:
+        _check_name(name)
+        final, temporary = self.path / name, self.path / f"{name}.tmp"
         previous = self.saved_step(name)
         try:
             _write_checkpoint(temporary, files, meta)
@@ -205,8 +243,12 @@ def _meta(model: nn.Module, signature: dict, info: dict, files: dict[str, bytes]
     return {"format_version": FORMAT_VERSION, "attnlab_version": __version__,
             "model_class": type(model).__name__, "signature": signature, **info,
             "parameters": {key: list(value.shape) for key, value in model.state_dict().items()},
-            "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-                      for name, data in files.items()}}
+            "files": _hashes(files)}
+
+
+def _hashes(files: dict[str, bytes]) -> dict:
+    return {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+            for name, data in files.items()}
 
 
 def _write_checkpoint(directory: Path, files: dict[str, bytes], meta: dict) -> None:

@@ -48,6 +48,29 @@ class EarlyStoppingConfig:
 
 
 @dataclass
+class GuidedAlignmentConfig:
+    """Guided alignment (Chen et al. 2016; Garg et al. 2019): `weight` times a cost between
+    the attention rows the decoder uses and a word aligner's links (a Pharaoh file, one line
+    per training pair, as `attnlab align` writes it) is added to the training loss.
+
+    cost: ce, the cross-entropy -sum_i g_{t,i} log a_{t,i} against each target unit's links
+    made a distribution g_t (Garg et al. 2019); mse, sum_i (a_{t,i} - g_{t,i})^2 (Chen et al.
+    2016); both averaged over the target pieces that have links."""
+
+    links: str = ""
+    weight: float = 1.0
+    cost: Literal["ce", "mse"] = "ce"
+
+    def __post_init__(self):
+        if not self.links:
+            raise ConfigError("train.guided_alignment.links must name the links file (write "
+                              "it with attnlab align --src FILE --tgt FILE --output FILE)")
+        if not self.weight > 0:
+            raise ConfigError(f"train.guided_alignment.weight must be positive, got "
+                              f"{self.weight}")
+
+
+@dataclass
 class TrainConfig:
     """Everything the generic loop needs; the model and data sections live elsewhere."""
 
@@ -67,10 +90,15 @@ class TrainConfig:
     # Cadence, in updates. Validation also runs when training ends (unless interrupted).
     validate_every: int | None = 1000   # None = only at the end
     checkpoint_every: int | None = 1000  # save `last`; it is also saved after each validation
+    # also keep the weights of the newest N saves of `last` in checkpoints/step-*/, for
+    # `attnlab average`; None = keep none
+    keep_checkpoints: int | None = None
     log_every: int = 100                # progress bar and TensorBoard scalars
     tensorboard: bool = True            # event files in <run_dir>/tensorboard
 
     early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
+    # train the attention towards an aligner's links (translation); None = no such loss
+    guided_alignment: GuidedAlignmentConfig | None = None
 
     seed: int = 1                 # training randomness (dropout, sampling); rank r uses seed + r
     threads: int | None = None    # torch intra-op threads; None = leave torch's choice
@@ -80,7 +108,8 @@ class TrainConfig:
         positive = {"lr": self.lr, "log_every": self.log_every, "max_steps": self.max_steps,
                     "max_epochs": self.max_epochs, "max_minutes": self.max_minutes,
                     "validate_every": self.validate_every, "threads": self.threads,
-                    "checkpoint_every": self.checkpoint_every, "clip_norm": self.clip_norm}
+                    "checkpoint_every": self.checkpoint_every, "clip_norm": self.clip_norm,
+                    "keep_checkpoints": self.keep_checkpoints}
         for name, value in positive.items():
             if value is not None and value <= 0:
                 raise ConfigError(f"train.{name} must be positive, got {value}")

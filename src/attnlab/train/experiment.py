@@ -34,7 +34,8 @@ T = TypeVar("T")
 TaskFactory = Callable[..., Task]
 # What a run writes besides the task's own files (listed between these); a new run in the
 # directory of an old one removes them, so that nothing of the two mixes.
-RUN_ENTRIES = ("best", "last", "best.old", "last.old", "best.tmp", "last.tmp", "config.json")
+RUN_ENTRIES = ("best", "last", "best.old", "last.old", "best.tmp", "last.tmp", "config.json",
+               "checkpoints")
 LOG_ENTRIES = (METRICS_FILE, "tensorboard")
 
 
@@ -112,6 +113,10 @@ def _trainer(task_class: TaskFactory, config, run_dir: RunDir,
              log) -> Trainer:
     """Build the task (seeded: the initial weights are part of the experiment) and its Trainer,
     restored from `last` when resuming."""
+    if config.train.guided_alignment is not None and not getattr(task_class, "guides_attention",
+                                                                  False):
+        raise ConfigError("train.guided_alignment trains a translation model's attention; "
+                          "this task does not read it")
     seed_everything(config.train.seed)
     task = task_class(config, files, log=log)
     trainer = Trainer(task, config.train, run_dir, context)

@@ -4,7 +4,8 @@
 
 Each step: batch -> task.loss -> backward -> clip -> lr from the schedule -> Adam. Every
 `validate_every` steps (and at the end) rank 0 validates, `last` is saved and `best` too when
-the early-stopping metric improved. A resumed run restores the model, optimiser, schedule,
+the early-stopping metric improved; with keep_checkpoints each save of `last` also keeps a
+step checkpoint (averaging.py). A resumed run restores the model, optimiser, schedule,
 sampler position, RNG states and counters, and continues exactly as if never stopped.
 """
 
@@ -22,6 +23,7 @@ from attnlab.errors import ConfigError, WriteError
 from attnlab.files import describe
 
 from . import distributed
+from .averaging import keep_step
 from .checkpoint import RunDir
 from .config import TrainConfig
 from .monitor import METRICS_FILE, Monitor
@@ -359,4 +361,7 @@ class Trainer:
                     "elapsed_seconds": round(p.elapsed_seconds, 3)}
             self.run_dir.save_checkpoint(name, self.model, self.signature,
                                          training_state=training_state, info=info)
+            if name == "last" and self.config.keep_checkpoints:  # for attnlab average
+                keep_step(self.run_dir, p.step, self.model, self.signature, info,
+                          self.config.keep_checkpoints)
         distributed.barrier(self.context)

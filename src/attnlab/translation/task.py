@@ -26,6 +26,7 @@ from .corpus import (
     read_split,
     read_training_pairs,
 )
+from .guided import check_soft_attention, corpus_guide
 from .translate import translate
 
 
@@ -38,10 +39,13 @@ class TranslationTask:
     """
 
     run_files = VOCAB_FILES
+    guides_attention = True  # reads train.guided_alignment
 
     def __init__(self, config: RunConfig, run_dir: str | Path | None, *, log=print):
         self.config, self.log = config, log
-        data = config.data
+        data, guided = config.data, config.train.guided_alignment
+        if guided is not None:
+            check_soft_attention(config.model)  # before any data is read
         train_pairs = read_training_pairs(data)
         if run_dir is not None:
             self.vocabs = Vocabularies.load(Path(run_dir))
@@ -50,6 +54,8 @@ class TranslationTask:
         self.train_data = check_encoded(encode_corpus(train_pairs, self.vocabs, data.max_len),
                                         data, data.train, "training")
         log(f"training data: {self.train_data.report.summary()}")
+        self.guide = None if guided is None else corpus_guide(
+            guided, data, self.vocabs, self.train_data, len(train_pairs), log)
         valid_pairs = read_split(data, data.valid)[: data.valid_sentences]
         self.valid_sources = [s for s, _ in valid_pairs]
         self.valid_references = [t for _, t in valid_pairs]
@@ -69,10 +75,15 @@ class TranslationTask:
         return collate([self.train_data.pairs[i] for i in indices], indices=indices)
 
     def loss(self, model: nn.Module, batch: Batch) -> LossOutput:
+        """The model's loss; in training with guided alignment, plus its term (batch.indices
+        are then training pairs; validation batches are not guided)."""
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_mask)
         result = cast(Seq2Seq, unwrap(model)).loss(out, batch.tgt_out, batch.tgt_mask,
                                                    self.config.loss.label_smoothing)
-        return LossOutput(result.loss, result.nll_sum, result.tokens)
+        loss = result.loss
+        if self.guide is not None and model.training and out.attention is not None:
+            loss = loss + self.guide.loss(out.attention, batch.indices)
+        return LossOutput(loss, result.nll_sum, result.tokens)
 
     def validation_batches(self):
         """The validation pairs in corpus order, in batches of decode.batch_size."""

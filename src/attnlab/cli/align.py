@@ -1,0 +1,44 @@
+"""`attnlab align --src FILE --tgt FILE --output FILE`: eflomal word links of a parallel corpus,
+made once (cached by the files' sha256), for train.guided_alignment.links."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from attnlab.translation.aligner import METHODS
+
+    parser = subparsers.add_parser(
+        "align", help="word-align a parallel corpus with eflomal, for guided alignment",
+        description="Align --src and --tgt (plain or .gz, line k with line k; words are "
+        "whitespace tokens, lowercased) with eflomal (Östling & Tiedemann 2017) in both "
+        "directions, symmetrised, and write one Pharaoh line of 0-based source-target links "
+        "per pair to --output, and FILE.json beside it with each file's sha256. Run again on "
+        "files of the same content it keeps FILE as it is; training with "
+        "train.guided_alignment: {links: FILE} checks FILE.json against its data. Needs "
+        "eflomal: pip install 'attnlab[aligner]'.")
+    parser.add_argument("--src", required=True, metavar="FILE", help="source side")
+    parser.add_argument("--tgt", required=True, metavar="FILE", help="target side")
+    parser.add_argument("--output", required=True, metavar="FILE",
+                        help="the links file (written whole), e.g. DATA/train.de-en.links")
+    parser.add_argument("--method", choices=sorted(METHODS), default="grow-diag-final-and",
+                        help="symmetrisation heuristic (Koehn et al. 2003; default "
+                        "grow-diag-final-and)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from attnlab.files import check_outputs
+    from attnlab.translation.links import align_corpus, sidecar
+
+    check_outputs({"--src": args.src, "--tgt": args.tgt},
+                  {"--output": args.output, "its FILE.json": str(sidecar(args.output))})
+    done = align_corpus(args.src, args.tgt, args.output, method=args.method)
+    if done.cached:
+        print(f"{done.path}: already made from these files ({done.pairs:,} pairs, "
+              f"{args.method}); kept as it is")
+    else:
+        print(f"{done.path}: links of {done.pairs:,} pairs (eflomal, {args.method})")
+    print(f"guide training with: --set train.guided_alignment.links={done.path}")
+    return 0
