@@ -8,7 +8,8 @@ __all__ = ["__version__", "load", "show"]
 def load(path, *, checkpoint=None, device="cpu"):
     """A run directory, or a model directory `attnlab export` wrote, loaded for its task: an
     object with translate(lines, beam=, n_best=), caption(images) or read(sentence) /
-    perplexity(lines). See attnlab.hub.load."""
+    perplexity(lines); a list of translation runs is their ensemble, with the same methods.
+    See attnlab.hub.load."""
     from attnlab.hub import load as load_model  # here, so that `import attnlab` stays light
 
     return load_model(path, checkpoint=checkpoint, device=device)

@@ -124,3 +124,29 @@ def test_replace_unk_copies_the_most_attended_source_word(deen_run, tmp_path, en
     assert translated.text.split() == [word.upper() + "!" for word in found.text.split()]
     (plain,) = trained.translate([SOURCES[0]])
     assert set(plain.text.split()) == {"<unk>"}
+
+
+def test_attnlab_load_of_several_paths_is_an_ensemble_with_the_same_methods(
+        deen_run, dates_run, lm_run):
+    import attnlab
+    from attnlab.errors import CheckpointError
+
+    single, twins = attnlab.load(deen_run), attnlab.load([deen_run, deen_run])
+    assert type(twins).__name__ == "EnsembleTranslator" and repr(twins).startswith(
+        f"EnsembleTranslator(['{deen_run}', '{deen_run}']")
+    alone = single.translate(SOURCES[:2], n_best=2, beta=0.1, member_attention=True)
+    together = twins.translate(SOURCES[:2], n_best=2, beta=0.1, member_attention=True)
+    for one, two in zip(alone, together, strict=True):
+        assert [h.text for h in one.hypotheses] == [h.text for h in two.hypotheses]
+        assert two.score == pytest.approx(one.score, abs=1e-5)
+        np.testing.assert_allclose(two.attention, one.attention, atol=1e-6)
+        assert len(one.member_attention) == 1 and len(two.member_attention) == 2
+        for weights in two.member_attention:
+            np.testing.assert_allclose(weights, one.attention, atol=1e-6)
+    assert [r.text for r in twins.stream(iter(SOURCES))] == [
+        r.text for r in single.stream(iter(SOURCES))]
+    with pytest.raises(CheckpointError, match="different source vocabularies"):
+        attnlab.load([deen_run, dates_run])
+    with pytest.raises(CheckpointError, match="language-model run: attnlab.load of several"):
+        attnlab.load([deen_run, lm_run])
+    assert type(attnlab.load([deen_run])).__name__ == "Translator"

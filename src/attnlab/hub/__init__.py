@@ -5,10 +5,18 @@ task's verbs (translate, caption, read / perplexity).
 
     export_model("runs/bahdanau", "models/bahdanau")          # attnlab export
     attnlab.load("models/bahdanau").translate(["Ein Mann spielt Gitarre ."], beam=5)
+    attnlab.load(["runs/seed-1", "runs/seed-2"]).translate(lines)   # an ensemble
 """
 
 from .export import Export, export_model, folder_bytes
-from .loaded import ImageCaptioner, LanguageModelReader, LoadedModel, Translator, load
+from .loaded import (
+    EnsembleTranslator,
+    ImageCaptioner,
+    LanguageModelReader,
+    LoadedModel,
+    Translator,
+    load,
+)
 
-__all__ = ["Export", "ImageCaptioner", "LanguageModelReader", "LoadedModel", "Translator",
-           "export_model", "folder_bytes", "load"]
+__all__ = ["EnsembleTranslator", "Export", "ImageCaptioner", "LanguageModelReader",
+           "LoadedModel", "Translator", "export_model", "folder_bytes", "load"]

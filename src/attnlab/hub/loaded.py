@@ -14,8 +14,8 @@ TrainedLanguageModel), which holds the model, vocabularies and config.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -26,7 +26,7 @@ from PIL import Image
 from attnlab.captioning import Caption
 from attnlab.captioning.data import load_image, square_pixels
 from attnlab.captioning.inference import caption_pixels
-from attnlab.errors import DataError
+from attnlab.errors import CheckpointError, DataError, UserError
 from attnlab.lm import PerplexityResult, read_with_language_model
 from attnlab.lm.corpus import encode_text
 from attnlab.lm.task import text_nll
@@ -35,6 +35,7 @@ from attnlab.train import RunDir, choose_checkpoint
 from attnlab.train.runs import listed
 from attnlab.train.validation import perplexity
 from attnlab.translation import TranslationResult
+from attnlab.translation.ensemble import TrainedEnsemble, load_ensemble
 from attnlab.viz import SentenceReading
 
 if TYPE_CHECKING:
@@ -85,17 +86,45 @@ class Translator(LoadedModel):
 
     def translate(self, lines: Sequence[str], *, beam: int | None = None,
                   n_best: int | None = None, alpha: float | None = None,
-                  batch_size: int | None = None) -> list[TranslationResult]:
+                  batch_size: int | None = None, beta: float | None = None,
+                  length_penalty: str | None = None, replace_unk: bool = False,
+                  dictionary: str | os.PathLike | Mapping[str, str] | None = None,
+                  member_attention: bool = False) -> list[TranslationResult]:
         """One TranslationResult per line (text, score, tokens, attention), in input order,
         with the run's decode settings unless given. n_best=N: each result carries the next
         N - 1 hypotheses as `alternatives` (`.hypotheses`: all N, best first); the beam widens
-        to N when the run's is smaller."""
-        return self.trained.translate(lines, beam=beam, n_best=n_best, alpha=alpha,
-                                      batch_size=batch_size)
+        to N when the run's is smaller. beta: the GNMT coverage penalty; length_penalty: gnmt,
+        average or none; replace_unk: each <unk> becomes the source word it attends to most (or
+        its `dictionary` entry: a file of 'source target' lines, or a mapping). An ensemble's
+        attention is its members' mean; member_attention=True adds each member's own as
+        `.member_attention` (a single model's: [its attention])."""
+        settings: dict[str, Any] = dict(beam=beam, n_best=n_best, alpha=alpha,
+                                        batch_size=batch_size, beta=beta,
+                                        length_penalty=length_penalty,
+                                        replace_unk=replace_unk, dictionary=dictionary)
+        if isinstance(self.trained, TrainedEnsemble):
+            return self.trained.translate(lines, member_attention=member_attention, **settings)
+        found = self.trained.translate(lines, **settings)
+        for hypothesis in (h for result in found for h in result.hypotheses):
+            if member_attention:
+                hypothesis.member_attention = [hypothesis.attention]
+        return found
 
     def stream(self, lines: Iterable[str], **settings: Any) -> Iterator[TranslationResult]:
         """As translate, lazily (TrainedRun.stream: pool_size, tick)."""
         return self.trained.stream(lines, **settings)
+
+
+@dataclass(repr=False)
+class EnsembleTranslator(Translator):
+    """Several translation runs as one Translator (`paths`, in order; `path` the first's):
+    each step decodes with the mean of their log-probabilities, the attention their mean."""
+
+    paths: list[Path] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        paths = ", ".join(repr(str(path)) for path in self.paths)
+        return f"EnsembleTranslator([{paths}], checkpoint={self.checkpoint!r})"
 
 
 class ImageCaptioner(LoadedModel):
@@ -148,15 +177,22 @@ WRAPPERS: dict[str, type[LoadedModel]] = {
     wrapper.task: wrapper for wrapper in (Translator, ImageCaptioner, LanguageModelReader)}
 
 
-def load(path: str | os.PathLike, *, checkpoint: str | None = None,
-         device: str | torch.device = "cpu") -> LoadedModel:
+def load(path: str | os.PathLike | Sequence[str | os.PathLike], *,
+         checkpoint: str | None = None, device: str | torch.device = "cpu") -> LoadedModel:
     """A run directory or a model directory `attnlab export` wrote, loaded for its task:
     a Translator, ImageCaptioner or LanguageModelReader (`checkpoint`: "best", "last", or None
-    for best-else-last; `device`: "cpu", "cuda", "auto"...). CheckpointError (one sentence)
+    for best-else-last; `device`: "cpu", "cuda", "auto"...). A list of several translation
+    runs is an EnsembleTranslator, with the same methods (their vocabularies must be the same:
+    CheckpointError naming the two runs otherwise). CheckpointError (one sentence)
     when `path` is not a trained run (naming the run a folder holds), or a file in it is not
     the one its meta.json records. Another task's verb on the result is an AttributeError
     naming this one's: "this is a captioning model, which has no .translate(): use
     .caption(images)"."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        paths = list(path)
+        if len(paths) != 1:
+            return _load_ensemble(paths, checkpoint, device)
+        path = paths[0]
     run_dir = RunDir(path)
     name = choose_checkpoint(run_dir, checkpoint)
     recipe = recipe_of_run(path, name)
@@ -164,3 +200,18 @@ def load(path: str | os.PathLike, *, checkpoint: str | None = None,
     # A task without a wrapper of its own here is still loaded: its verbs are on .trained.
     wrapper = WRAPPERS.get(recipe.name, LoadedModel)
     return wrapper(Path(path), name, run_dir.read_meta(name), trained)
+
+
+def _load_ensemble(paths: list[str | os.PathLike], checkpoint: str | None,
+                   device: str | torch.device) -> EnsembleTranslator:
+    """Several translation runs as one EnsembleTranslator."""
+    if not paths:
+        raise UserError("attnlab.load of a list needs at least one path")
+    for path in paths:
+        found = recipe_of_run(path, choose_checkpoint(RunDir(path), checkpoint))
+        if found.name != Translator.task:
+            raise CheckpointError(f"{path} is a {found.title} run: attnlab.load of several "
+                                  f"paths makes an ensemble of translation runs only")
+    trained = load_ensemble(paths, checkpoint, device)
+    return EnsembleTranslator(Path(paths[0]), trained.checkpoint, trained.meta, trained,
+                              [Path(path) for path in paths])
