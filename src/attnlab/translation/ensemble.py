@@ -5,8 +5,8 @@
     ensemble.translate(lines, beam=5)[0].attention           # the members' mean attention
     ensemble.translate(lines, member_attention=True)[0].member_attention   # each member's
 
-The members must have the same vocabularies, checked by content (the sha256 of their
-vocabulary files), since a token id means nothing across vocabularies; the first run's config
+The members must have the same vocabularies, checked by content (vocabulary_digest), since a
+token id means nothing across vocabularies; the first run's config
 gives the decode settings and the data.
 """
 
@@ -22,43 +22,47 @@ from typing import Any, cast
 
 import torch
 
-from attnlab.data import collate
+from attnlab.data import Vocab, collate
 from attnlab.decode import Ensemble, member_attention
 from attnlab.errors import CheckpointError, UserError
 from attnlab.models import Seq2Seq
 
-from .corpus import VOCAB_NAMES
+from .corpus import Vocabularies
 from .labels import to_numpy
 from .loading import TrainedRun, load_run
 from .translate import TranslationResult
 
-SIDES = dict(zip(VOCAB_NAMES, ("source", "target"), strict=True))
 
-
-def vocabulary_digest(directory: str | os.PathLike, name: str) -> str:
-    """sha256 of a vocabulary's files in a run directory (name.json, and sentencepiece's
-    name.model and name.vocab when there), by name and content."""
-    digest = hashlib.sha256()
-    for suffix in ("json", "model", "vocab"):
-        path = Path(directory) / f"{name}.{suffix}"
-        if path.is_file():
-            digest.update(f"{path.name}\0".encode())
-            digest.update(path.read_bytes())
+def vocabulary_digest(vocab: Vocab) -> str:
+    """sha256 of what a vocabulary maps: its kind and, id by id, its piece (and a sentencepiece
+    model's score and type). Not of its files: a sentencepiece model file also records the
+    temporary folder it was trained in, so two runs with the same vocabulary differ there."""
+    digest = hashlib.sha256(f"{vocab.kind}\0".encode())
+    processor = getattr(vocab, "processor", None)
+    for index in range(len(vocab)):
+        digest.update(f"{vocab.id_to_piece(index)}\0".encode())
+        if processor is not None:
+            digest.update(f"{processor.get_score(index)!r} {processor.is_unknown(index)} "
+                          f"{processor.is_control(index)} {processor.is_byte(index)}\0".encode())
     return digest.hexdigest()
 
 
 def check_same_vocabularies(directories: Sequence[str | os.PathLike]) -> None:
     """CheckpointError (one sentence naming the two runs) unless every run has the first one's
-    source and target vocabularies."""
+    source and target vocabularies (compared by vocabulary_digest)."""
+    def digests(directory: str | os.PathLike) -> dict[str, str]:
+        vocabs = Vocabularies.load(Path(directory))
+        return {"source": vocabulary_digest(vocabs.src), "target": vocabulary_digest(vocabs.tgt)}
+
     first = directories[0]
-    wanted = {name: vocabulary_digest(first, name) for name in VOCAB_NAMES}
+    wanted = digests(first)
     for other in directories[1:]:
-        for name in VOCAB_NAMES:
-            if vocabulary_digest(other, name) != wanted[name]:
+        found = digests(other)
+        for side in ("source", "target"):
+            if found[side] != wanted[side]:
                 raise CheckpointError(
-                    f"{first} and {other} have different {SIDES[name]} vocabularies "
-                    f"({name} files with other contents), so they cannot be ensembled: an "
-                    f"ensemble needs runs trained with the same vocabularies")
+                    f"{first} and {other} have different {side} vocabularies, so they cannot "
+                    f"be ensembled: an ensemble needs runs trained with the same vocabularies")
 
 
 @dataclass(repr=False)
