@@ -26,14 +26,18 @@ copyright = "the attnlab authors"  # noqa: A001 (Sphinx's name)
 release = version = __version__
 
 extensions = [
-    "myst_parser",               # the pages are Markdown
+    "myst_nb",                   # the pages are Markdown (MyST), the tutorial a notebook
     "sphinx.ext.autodoc",        # the API reference, from the docstrings
     "sphinx.ext.mathjax",
     "sphinx-mathjax-offline",    # MathJax 3 copied into the site: equations render offline
     "sphinxarg.ext",             # the CLI reference, from the argparse parsers
 ]
 
-source_suffix = {".md": "markdown"}
+source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}  # myst-nb reads both as MyST
+# The tutorial notebook is stored executed (tests/notebook/test_tutorial.py runs it): the site
+# shows its stored outputs, the explorer's views included, and builds without a kernel.
+nb_execution_mode = "off"
+nb_output_stderr = "remove"
 root_doc = "index"
 exclude_patterns = ["_build"]
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]

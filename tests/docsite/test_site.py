@@ -55,7 +55,7 @@ def test_the_site_builds_strictly_offline_with_every_page_and_command(tmp_path):
     assert result.returncode == 0, result.stderr[-4000:]
     assert "WARNING" not in result.stderr and "ERROR" not in result.stderr, result.stderr
 
-    for page in ["index", "getting-started", "translation", "captioning", "reading",
+    for page in ["index", "getting-started", "tutorial", "translation", "captioning", "reading",
                  "equations", "compare", "explorer", "sharing", "results", "performance",
                  "contributing", "changelog", "reference/cli", "reference/api/index",
                  *(f"reference/api/{package}" for package in ["attnlab", *PACKAGES])]:

@@ -15,6 +15,7 @@ from .test_site import commands
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").rglob("*.md")),
+           *sorted((ROOT / "docs").rglob("*.ipynb")),
            *sorted(path for path in (ROOT / "src" / "attnlab").rglob("*")
                    if path.suffix in {".py", ".html", ".js", ".css", ".yaml", ".md"})]
 # "the seed" as the source text; a random seed is "a seed", "--seed", "seeds" or "seeded".
