@@ -23,6 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
 from .bodies import JSON, MULTIPART, read_body, require_media_type
@@ -67,10 +68,6 @@ def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 WORK_ERRORS = _errors(400, 404, 413, 415, 422, 503)
-UPLOAD_SCHEMA = {"type": "object", "required": ["run", "image"], "properties": {
-    "run": {"type": "string", "description": "a captioning run's name"},
-    "image": {"type": "string", "format": "binary",
-              "description": "a PNG/JPEG/... image, at most max_upload_bytes and max_pixels"}}}
 
 
 def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = None, *,
@@ -102,12 +99,43 @@ def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = No
     return app
 
 
-def _body_schema(*models) -> dict:
+def _body_schema(json: dict, form: dict | None = None) -> dict:
     """openapi_extra documenting a body the endpoint reads itself (under the size cap)."""
-    content = {"application/json": {"schema": models[0].model_json_schema()}}
-    if len(models) > 1:
-        content["multipart/form-data"] = {"schema": models[1]}
+    content = {"application/json": {"schema": json}}
+    if form is not None:
+        content["multipart/form-data"] = {"schema": form}
     return {"requestBody": {"required": True, "content": content}}
+
+
+def _request_schema(model: type[BaseModel], service: Service, task: str) -> dict:
+    """The model's JSON schema with what this server knows: its runs of `task` (by name) and
+    its beam limit, so that the page at /docs offers them and a fuzzer tries them."""
+    schema = model.model_json_schema()
+    fields = schema["properties"]
+    fields["run"].update(_run_names(service, task))
+    if "text" in fields:
+        fields["text"]["minLength"] = 1
+    beam = {"minimum": 1, "maximum": service.limits.max_beam}
+    if "beam" in fields:
+        fields["beam"]["anyOf"][0].update(beam)
+        fields["nbest"].update(beam)
+    if "example" in fields:
+        fields["example"]["minimum"] = 0
+    return schema
+
+
+def _upload_schema(service: Service) -> dict:
+    run = {"type": "string", "description": "a captioning run's name",
+           **_run_names(service, "captioning")}
+    image = {"type": "string", "format": "binary",
+             "description": "a PNG/JPEG/... image, at most max_upload_bytes and max_pixels"}
+    return {"type": "object", "required": ["run", "image"],
+            "properties": {"run": run, "image": image}}
+
+
+def _run_names(service: Service, task: str) -> dict:
+    names = [name for name, run in service.runs.items() if run.task == task]
+    return {"enum": names} if names else {}
 
 
 def _add_routes(app: FastAPI, service: Service) -> None:
@@ -134,14 +162,17 @@ def _add_routes(app: FastAPI, service: Service) -> None:
 
     @app.post("/api/translate", response_model=TranslateResponse, responses=WORK_ERRORS,
               summary="translate one sentence: n-best hypotheses with their attention",
-              openapi_extra=_body_schema(TranslateRequest))
+              openapi_extra=_body_schema(
+                  _request_schema(TranslateRequest, service, "translation")))
     async def translate(request: Request):
         require_media_type(request, JSON)
         return JSONResponse(await service.translate(await read_body(request, cap)))
 
     @app.post("/api/caption", response_model=CaptionResponse, responses=WORK_ERRORS,
               summary="caption an uploaded image or a test image of the run's data",
-              openapi_extra=_body_schema(CaptionExampleRequest, UPLOAD_SCHEMA))
+              openapi_extra=_body_schema(
+                  _request_schema(CaptionExampleRequest, service, "captioning"),
+                  _upload_schema(service)))
     async def caption(request: Request):
         require_media_type(request, JSON, MULTIPART)
         body = await read_body(request, cap)
@@ -149,7 +180,7 @@ def _add_routes(app: FastAPI, service: Service) -> None:
 
     @app.post("/api/read", response_model=ReadResponse, responses=WORK_ERRORS,
               summary="the LSTMN's self-attention while it reads a sentence",
-              openapi_extra=_body_schema(ReadRequest))
+              openapi_extra=_body_schema(_request_schema(ReadRequest, service, "lm")))
     async def read(request: Request):
         require_media_type(request, JSON)
         return JSONResponse(await service.read(await read_body(request, cap)))

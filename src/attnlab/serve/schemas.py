@@ -3,22 +3,31 @@ responses, each field described for the OpenAPI page at /docs."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 
 class StrictRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# An integer field, strict but for 16.0: JSON Schema's "integer" includes it (and clients that
+# hold every number as a float send it), while "16" and 2.5 stay refused.
+Whole = Annotated[int, BeforeValidator(_whole)]
+
+
 class TranslateRequest(StrictRequest):
     run: str = Field(description="a translation run's name, as GET /api/runs lists it")
     text: str = Field(description="the sentence to translate; not blank, at most max_tokens "
                       "source pieces")
-    beam: int | None = Field(None, description="beam size, 1 (greedy) to max_beam; default: "
+    beam: Whole | None = Field(None, description="beam size, 1 (greedy) to max_beam; default: "
                              "the run's decode.beam, raised to nbest")
-    nbest: int = Field(1, description="how many hypotheses to return, best first; at most beam")
+    nbest: Whole = Field(1, description="how many hypotheses to return, best first; at most beam")
     level: Literal["word", "piece"] = Field(
         "word", description="label attention by words (pieces of a word merged: source "
         "columns summed, target rows averaged) or by the model's own pieces")
@@ -26,7 +35,7 @@ class TranslateRequest(StrictRequest):
 
 class CaptionExampleRequest(StrictRequest):
     run: str = Field(description="a captioning run's name")
-    example: int = Field(description="which image of the run's test split to caption (0-based)")
+    example: Whole = Field(description="which image of the run's test split to caption (0-based)")
 
 
 class ReadRequest(StrictRequest):

@@ -21,7 +21,7 @@ from .batching import MicroBatcher, QueueFull
 from .bodies import parse_json, parse_multipart
 from .images import open_upload, upload_pixels
 from .limits import Limits
-from .problems import RequestError, invalid, quoted, too_large
+from .problems import RequestError, invalid, number, quoted, too_large
 from .runs import ServedRun
 from .schemas import CaptionExampleRequest, ReadRequest, TranslateRequest
 from .work import caption_batch, example_pixels, read_batch, translate_batch
@@ -54,18 +54,16 @@ class Service:
     async def translate(self, body: bytes) -> dict:
         request = parse_json(body, TranslateRequest)
         run = self.run(request.run, "translation")
-        if request.beam is not None and not 1 <= request.beam <= self.limits.max_beam:
-            raise invalid(f"beam must be between 1 and {self.limits.max_beam}, got "
-                          f"{request.beam}")
+        limit = self.limits.max_beam
+        for name, value in (("beam", request.beam), ("nbest", request.nbest)):
+            if value is not None and not 1 <= value <= limit:
+                raise invalid(f"{name} must be between 1 and {limit}, got {number(value)}")
         try:   # the run's defaults and the request's choices, resolved and checked once
             decode = run.loaded.config.decode.overridden(beam=request.beam, n_best=request.nbest)
         except ConfigError as error:
             raise invalid(str(error)) from None
-        if decode.beam > self.limits.max_beam:  # the run's own beam, past the server's limit
-            if decode.n_best > self.limits.max_beam:
-                raise invalid(f"nbest must be at most the server's max_beam "
-                              f"{self.limits.max_beam}, got {decode.n_best}")
-            decode = decode.overridden(beam=self.limits.max_beam)
+        if decode.beam > limit:  # the run's own beam, past the server's limit
+            decode = decode.overridden(beam=limit)
         await self._check_text(run, request.text, run.loaded.vocabs.src)
         work = functools.partial(translate_batch, run, decode, request.level)
         return await self._submit(("translate", run.name, decode.beam, decode.n_best,

@@ -23,7 +23,7 @@ from attnlab.lm import read_with_language_model
 from attnlab.translation import DecodeConfig, TranslationResult, translate
 
 from .images import png_data_url
-from .problems import RequestError, invalid
+from .problems import RequestError, invalid, number
 from .runs import ServedRun
 
 PixelSource = Callable[[], np.ndarray]  # gives (S, S, 3) uint8 or raises RequestError
@@ -84,7 +84,7 @@ def example_pixels(run: ServedRun, index: int) -> np.ndarray:
         raise invalid(f"run {run.name} cannot show its test images: {error}") from None
     if not 0 <= index < len(images):
         raise invalid(f"example must be between 0 and {len(images) - 1} (run {run.name} has "
-                      f"{len(images)} test images), got {index}")
+                      f"{len(images)} test images), got {number(index)}")
     try:
         return load_image(Path(data.images) / images[index].path, data.image_size)[0]
     except UserError as error:
