@@ -145,6 +145,10 @@ def test_attnlab_load_of_several_paths_is_an_ensemble_with_the_same_methods(
             np.testing.assert_allclose(weights, one.attention, atol=1e-6)
     assert [r.text for r in twins.stream(iter(SOURCES))] == [
         r.text for r in single.stream(iter(SOURCES))]
+    streamed = [r for r in single.stream(iter(SOURCES[:2]), member_attention=True)]
+    assert all(len(r.member_attention) == 1 for r in streamed)
+    streamed = [r for r in twins.stream(iter(SOURCES[:2]), member_attention=True)]
+    assert all(len(r.member_attention) == 2 for r in streamed)
     with pytest.raises(CheckpointError, match="different source vocabularies"):
         attnlab.load([deen_run, dates_run])
     with pytest.raises(CheckpointError, match="language-model run: attnlab.load of several"):

@@ -37,8 +37,8 @@ def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, metavar="A",
                         help="GNMT length penalty alpha (default: the run's decode.alpha)")
     parser.add_argument("--length-penalty", choices=("gnmt", "average", "none"),
-                        help="how finished hypotheses are ranked: gnmt, log P / ((5 + |Y|) / "
-                        "6) ** alpha (Wu et al. 2016); average, log P / |Y|; none, log P "
+                        help="how finished hypotheses are ranked: gnmt, log P / ((5 + length) "
+                        "/ 6) ** alpha (Wu et al. 2016); average, log P / length; none, log P "
                         "(default: the run's decode.length_penalty)")
     parser.add_argument("--beta", type=float, metavar="B",
                         help="GNMT coverage penalty beta * sum_i log(min(sum_j a_ji, 1)) added "

@@ -105,14 +105,21 @@ class Translator(LoadedModel):
         if isinstance(self.trained, TrainedEnsemble):
             return self.trained.translate(lines, member_attention=member_attention, **settings)
         found = self.trained.translate(lines, **settings)
-        for hypothesis in (h for result in found for h in result.hypotheses):
-            if member_attention:
-                hypothesis.member_attention = [hypothesis.attention]
-        return found
+        return [_as_own(result) for result in found] if member_attention else found
 
     def stream(self, lines: Iterable[str], **settings: Any) -> Iterator[TranslationResult]:
         """As translate, lazily (TrainedRun.stream: pool_size, tick)."""
-        return self.trained.stream(lines, **settings)
+        if isinstance(self.trained, TrainedEnsemble) or not settings.pop("member_attention",
+                                                                          False):
+            return self.trained.stream(lines, **settings)
+        return (_as_own(result) for result in self.trained.stream(lines, **settings))
+
+
+def _as_own(result: TranslationResult) -> TranslationResult:
+    """A single model's result as an ensemble of one's: its attention is its members'."""
+    for hypothesis in result.hypotheses:
+        hypothesis.member_attention = [hypothesis.attention]
+    return result
 
 
 @dataclass(repr=False)

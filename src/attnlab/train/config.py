@@ -57,7 +57,7 @@ class GuidedAlignmentConfig:
     made a distribution g_t (Garg et al. 2019); mse, sum_i (a_{t,i} - g_{t,i})^2 (Chen et al.
     2016); both averaged over the target pieces that have links."""
 
-    links: str = ""
+    links: str  # the links file; required
     weight: float = 1.0
     cost: Literal["ce", "mse"] = "ce"
 
