@@ -154,3 +154,14 @@ def test_attnlab_load_of_several_paths_is_an_ensemble_with_the_same_methods(
     with pytest.raises(CheckpointError, match="language-model run: attnlab.load of several"):
         attnlab.load([deen_run, lm_run])
     assert type(attnlab.load([deen_run])).__name__ == "Translator"
+
+
+def test_an_ensemble_is_scored_for_aer_on_its_mean_attention(dates_run, capsys):
+    code, alone, err = run_command(capsys, "evaluate", "--run", dates_run, "--beam", 1,
+                                   "--no-rwth")
+    assert code == 0, err
+    code, twice, err = run_command(capsys, "evaluate", "--run", dates_run, "--run", dates_run,
+                                   "--beam", 1, "--no-rwth")
+    assert code == 0, err
+    aer = [line for line in alone.splitlines() if line.startswith("AER ")]
+    assert aer and aer == [line for line in twice.splitlines() if line.startswith("AER ")]

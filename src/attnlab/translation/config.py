@@ -105,3 +105,8 @@ class RunConfig(ExperimentConfig):
     model: ModelConfig = field(default_factory=ModelConfig)
     loss: LossConfig = field(default_factory=LossConfig)
     decode: DecodeConfig = field(default_factory=DecodeConfig)
+
+    def __post_init__(self) -> None:
+        if self.decode.beta and self.model.decoder.kind == "none":
+            raise ConfigError("decode.beta (the coverage penalty) is computed from attention, "
+                              "and model.decoder.kind none has none")
