@@ -78,9 +78,8 @@ def test_evaluate_and_plot_an_ensemble(deen_run, tmp_path, capsys):
                                  "--output", tmp_path / "scores.json")
     assert code == 0, err
     assert f"{deen_run} + {deen_run}" in out and "beam 2, length penalty average, beta 0.3" in out
-    assert "sentences/s)" in out
-    speed = json.loads((tmp_path / "scores.json").read_text())["speed"]
-    assert speed["sentences"] == 6 and speed["sentences_per_second"] > 0
+    assert "decoded 6 sentences in " in err and "sentences/s)" in err
+    assert "speed" not in json.loads((tmp_path / "scores.json").read_text())  # reproducible
     figure = tmp_path / "mean.png"
     code, out, err = run_command(capsys, "plot", "--run", deen_run, "--run", deen_run,
                                  "Zwei Männer spielen Fußball .", "--output", figure)

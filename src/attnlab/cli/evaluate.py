@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 
 from attnlab.files import check_outputs
 
@@ -35,7 +36,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "task's gold (the .align file beside --src) or --align-gold, and for a German-English "
         "run the RWTH gold set (--rwth DIR, or $ATTNLAB_DATA/rwth-deen-gold). One line says "
         "which gold sets are used, or why there is none. Several --run evaluate their "
-        "ensemble (AER of their mean attention); the time spent translating is printed.")
+        "ensemble (AER of their mean attention). The time spent translating is printed on "
+        "standard error.")
     add_run_arguments(parser, several=True)
     add_decode_arguments(parser)
     parser.add_argument("--src", metavar="FILE", help="source lines, plain or .gz "
@@ -84,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
                               golds=golds.golds, progress=not args.quiet,
                               **decode_options(args))
     print(evaluation.format())
+    # on standard error, as a progress line: a timing is not a result (stdout stays the same)
+    print(evaluation.speed_line(), file=sys.stderr)
     write_outputs(args, evaluation)
     return 0
 

@@ -55,19 +55,24 @@ class Evaluation:
         parts = [self.scores.format(), "BLEU by source length (words):",
                  format_buckets(self.buckets)]
         parts.extend(score.format() for score in self.alignments)
-        if (speed := self.speed) is not None:
-            parts.append(f"decoded {speed['sentences']} sentences in {speed['seconds']:.1f} s "
-                         f"({speed['sentences_per_second']:.1f} sentences/s)")
         return "\n".join(parts)
 
+    def speed_line(self) -> str:
+        """'decoded 1,000 sentences in 12.3 s (81.3 sentences/s)', or "" when not timed."""
+        speed = self.speed
+        if speed is None:
+            return ""
+        return (f"decoded {speed['sentences']:,} sentences in {speed['seconds']:.1f} s "
+                f"({speed['sentences_per_second']:.1f} sentences/s)")
+
     def to_dict(self) -> dict:
-        """JSON-able summary (no hypotheses); an open bucket edge is written as null."""
+        """JSON-able summary (no hypotheses, no timing: the same run gives the same file); an
+        open bucket edge is written as null."""
         buckets = [{**asdict(row), "hi": None if np.isinf(row.hi) else row.hi, "label": row.label}
                    for row in self.buckets]
         return {"scores": asdict(self.scores), "buckets": buckets,
                 "alignments": [{key: value for key, value in asdict(score).items()
-                                if key not in PER_PAIR} for score in self.alignments],
-                "speed": self.speed}
+                                if key not in PER_PAIR} for score in self.alignments]}
 
 
 def evaluate_run(run: TrainedRun, sources: list[str], references: list[str], *,
