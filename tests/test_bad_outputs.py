@@ -63,8 +63,13 @@ def test_garbage_image_is_one_sentence(tmp_path):
     ["lm", "plot", "--run", "R", "a sentence", "--output", "OUT"],
 ])
 def test_output_folders_are_checked_before_any_run_is_read(tmp_path, capsys, command):
+    # The --run path is checked first (it reads nothing), then the outputs, before the run's
+    # model is read: this run has a checkpoint folder whose model cannot be read at all.
+    run = tmp_path / "run"
+    (run / "best").mkdir(parents=True)
+    (run / "best" / "model.safetensors").write_bytes(b"not a model")
     out = tmp_path / "missing" / "out.png"
-    argv = [str(out) if part == "OUT" else str(tmp_path / "no-run") if part == "R" else part
+    argv = [str(out) if part == "OUT" else str(run) if part == "R" else part
             for part in command]
     assert main(argv) == 2
     err = capsys.readouterr().err

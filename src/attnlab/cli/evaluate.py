@@ -59,6 +59,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="write the BLEU-by-length plot (.png, .svg or .pdf)")
     parser.add_argument("--output", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--hypotheses", metavar="FILE", help="write the translations")
+    parser.add_argument("--timing", action="store_true",
+                        help="print the decoding speed on standard error (it is printed there "
+                        "anyway when standard error is a terminal, unless --quiet)")
     add_quiet(parser)
     parser.set_defaults(func=run)
 
@@ -66,6 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from attnlab.eval import DEFAULT_EDGES
     from attnlab.translation.evaluate import evaluate_run, read_pairs
+    from attnlab.train.progress import wanted as progress_wanted
     from attnlab.translation.golds import choose_golds
 
     check_runs(args.run, args.checkpoint, "evaluate")
@@ -86,8 +90,10 @@ def run(args: argparse.Namespace) -> int:
                               golds=golds.golds, progress=not args.quiet,
                               **decode_options(args))
     print(evaluation.format())
-    # on standard error, as a progress line: a timing is not a result (stdout stays the same)
-    print(evaluation.speed_line(), file=sys.stderr)
+    # On standard error, as progress is: a timing is not a result (stdout stays the same), and
+    # a pipe or CI gets no progress unless it asks.
+    if args.timing or progress_wanted(not args.quiet):
+        print(evaluation.speed_line(), file=sys.stderr)
     write_outputs(args, evaluation)
     return 0
 

@@ -29,7 +29,8 @@ from attnlab.models import Seq2Seq
 
 from .corpus import Vocabularies
 from .labels import to_numpy
-from .loading import TrainedRun, load_run
+from . import loading
+from .loading import TrainedRun
 from .translate import TranslationResult
 
 
@@ -142,9 +143,9 @@ def load_ensemble(directories: Sequence[str | os.PathLike], checkpoint: str | No
     if not directories:
         raise UserError("an ensemble needs at least one run")
     if len(directories) == 1:
-        return load_run(directories[0], checkpoint, device)
+        return loading.load_run(directories[0], checkpoint, device)
     check_same_vocabularies(directories)
-    members = [load_run(directory, checkpoint, device) for directory in directories]
+    members = [loading.load_run(directory, checkpoint, device) for directory in directories]
     first = members[0]
     return TrainedEnsemble(first.directory, first.config, first.vocabs,
                            _as_seq2seq(Ensemble([member.model for member in members])),
