@@ -68,8 +68,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.eval import DEFAULT_EDGES
-    from attnlab.translation.evaluate import evaluate_run, read_pairs
     from attnlab.train.progress import wanted as progress_wanted
+    from attnlab.translation.evaluate import evaluate_run, read_pairs
     from attnlab.translation.golds import choose_golds
 
     check_runs(args.run, args.checkpoint, "evaluate")

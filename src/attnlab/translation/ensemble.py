@@ -27,9 +27,9 @@ from attnlab.decode import Ensemble, member_attention
 from attnlab.errors import CheckpointError, UserError
 from attnlab.models import Seq2Seq
 
+from . import loading
 from .corpus import Vocabularies
 from .labels import to_numpy
-from . import loading
 from .loading import TrainedRun
 from .translate import TranslationResult
 
