@@ -75,7 +75,7 @@ def test_each_member_attention_is_kept_on_request(deen_run, input_file, tmp_path
 def test_evaluate_and_plot_an_ensemble(deen_run, tmp_path, capsys):
     code, out, err = run_command(capsys, "evaluate", "--run", deen_run, "--run", deen_run,
                                  "--no-rwth", "--beta", 0.3, "--length-penalty", "average",
-                                 "--output", tmp_path / "scores.json")
+                                 "--timing", "--output", tmp_path / "scores.json")
     assert code == 0, err
     assert f"{deen_run} + {deen_run}" in out and "beam 2, length penalty average, beta 0.3" in out
     assert "decoded 6 sentences in " in err and "sentences/s)" in err
