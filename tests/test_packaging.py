@@ -21,11 +21,11 @@ import attnlab
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "attnlab"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-# The files the wheel must carry: attnlab finds them beside its modules at run time.
-DATA = sorted(path.relative_to(PACKAGE.parent).as_posix()
-              for folder, pattern in [("configs", "*.yaml"), ("serve/static", "*")]
-              for path in (PACKAGE / folder).rglob(pattern)
-              if path.is_file() and "__pycache__" not in path.parts)
+# The files the wheel must carry: every file of the package that is not Python (configs,
+# suites, the page, the notebook views' JavaScript): attnlab finds them beside its modules.
+DATA = sorted(path.relative_to(PACKAGE.parent).as_posix() for path in PACKAGE.rglob("*")
+              if path.is_file() and path.suffix not in (".py", ".pyc")
+              and "__pycache__" not in path.parts)
 
 
 def quiet_env() -> dict:
@@ -77,6 +77,7 @@ def fresh(wheel, tmp_path_factory) -> Path:
 def test_the_wheel_carries_the_configs_suites_and_static_files(wheel):
     assert any(name.startswith("attnlab/configs/compare/") for name in DATA)
     assert "attnlab/serve/static/index.html" in DATA
+    assert "attnlab/viz/notebook/shim.js" in DATA
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         (info,) = {name.split("/")[0] for name in names if ".dist-info/" in name}
