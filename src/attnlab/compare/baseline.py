@@ -43,7 +43,10 @@ def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> d
     from attnlab.translation.corpus import read_split
     from attnlab.translation.golds import rwth_gold_for_run
 
-    run = load_run(directory / records[0]["name"])
+    from .layout import seed_dir
+
+    # Any member's run gives the data and the vocabulary: they are the same in every member.
+    run = load_run(seed_dir(directory, records[0]["name"], records[0].get("seed", 1)))
     gold = rwth_gold_for_run(run, options.rwth)
     if gold is None:
         return {"label": "statistical aligner (eflomal)", "aer": None,
