@@ -28,6 +28,11 @@ def bound(width: int, height: int) -> int:
     return 8 * width * height + 8 * height + SLACK
 
 
+# The images write_images makes, by name (the tests parametrise over them).
+NAMES = ("1 x 200,000", "200,000 x 1", "2 x 4,000,000 grey, 12 KB",
+         "3,000 x 3,000 palette, 6 KB", "4,000 x 3,000 JPEG")
+
+
 def write_images(folder: Path) -> dict[str, tuple[Path, int, int]]:
     """name -> (file, width, height): extreme aspect ratios, a PNG whose few KB decompress to
     megapixels, and a photo-sized JPEG."""
@@ -39,6 +44,7 @@ def write_images(folder: Path) -> dict[str, tuple[Path, int, int]]:
     }
     noise = np.random.default_rng(0).integers(0, 256, (300, 400, 3), dtype=np.uint8)
     images["4,000 x 3,000 JPEG"] = ("photo.jpg", Image.fromarray(noise).resize((4000, 3000)))
+    assert tuple(images) == NAMES
     written = {}
     for name, (file, image) in images.items():
         image.save(folder / file)

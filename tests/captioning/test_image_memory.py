@@ -9,7 +9,7 @@ from PIL import Image
 
 from attnlab.captioning.data import fit_square, load_image, square_pixels
 
-from .image_memory import MIB, bound, can_measure, decode_peaks, write_images
+from .image_memory import MIB, NAMES, bound, can_measure, decode_peaks, write_images
 
 
 @pytest.fixture(scope="module")
@@ -24,16 +24,7 @@ def peaks(images):
     return decode_peaks("file", images)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "1 x 200,000",
-        "200,000 x 1",
-        "2 x 4,000,000 grey, 12 KB",
-        "3,000 x 3,000 palette, 6 KB",
-        "4,000 x 3,000 JPEG",
-    ],
-)
+@pytest.mark.parametrize("name", NAMES)
 def test_reading_an_image_takes_memory_in_proportion_to_it(images, peaks, name):
     _, width, height = images[name]
     assert peaks[name] is not None, f"{name}: more than {bound(width, height) // MIB} MiB"

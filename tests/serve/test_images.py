@@ -8,7 +8,7 @@ import io
 import pytest
 from PIL import Image
 
-from captioning.image_memory import MIB, bound, can_measure, decode_peaks, write_images
+from captioning.image_memory import MIB, NAMES, bound, can_measure, decode_peaks, write_images
 
 from .test_api import png_bytes, refused
 
@@ -25,16 +25,7 @@ def peaks(images):
     return decode_peaks("upload", images)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "1 x 200,000",
-        "200,000 x 1",
-        "2 x 4,000,000 grey, 12 KB",
-        "3,000 x 3,000 palette, 6 KB",
-        "4,000 x 3,000 JPEG",
-    ],
-)
+@pytest.mark.parametrize("name", NAMES)
 def test_an_upload_takes_memory_in_proportion_to_it(images, peaks, name):
     _, width, height = images[name]
     assert peaks[name] is not None, f"{name}: more than {bound(width, height) // MIB} MiB"
