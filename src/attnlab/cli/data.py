@@ -1,11 +1,12 @@
-"""`attnlab data {multi30k,multi30k-long,rwth-gold,dates}`: fetch Multi30k, make its
-length-stress set, fetch the RWTH gold alignments, generate the dates task."""
+"""`attnlab data {multi30k,multi30k-long,rwth-gold,wmt-news,dates}`: fetch Multi30k, make its
+length-stress set, fetch the RWTH gold alignments and the WMT news test sets, generate the dates
+task."""
 
 from __future__ import annotations
 
 import argparse
 
-from attnlab.data import dates, multi30k, multi30k_long, rwth
+from attnlab.data import dates, multi30k, multi30k_long, rwth, wmt_news
 
 from .caption import add_shapes_parser
 
@@ -33,6 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     fetch.set_defaults(func=run_multi30k)
     add_long_parser(datasets)
     add_rwth_parser(datasets)
+    add_wmt_news_parser(datasets)
 
     generate = datasets.add_parser(
         "dates",
@@ -72,6 +74,30 @@ def add_rwth_parser(datasets: argparse._SubParsersAction) -> None:
 def run_rwth(args: argparse.Namespace) -> int:
     rwth.fetch_rwth_gold(args.dest, base_url=args.base_url, from_dir=args.from_dir)
     print(f"RWTH German-English gold alignments are in {args.dest} (use --rwth {args.dest})")
+    return 0
+
+
+def add_wmt_news_parser(datasets: argparse._SubParsersAction) -> None:
+    news = datasets.add_parser(
+        "wmt-news",
+        help="download the WMT news test sets 2008-2018, German-English (checksum-verified)",
+        description="Download the WMT news test sets 2008-2018 (32,746 German-English pairs, "
+        "news text: the nearest domain to the RWTH Europarl gold alignments available here) "
+        "as {set}.de.gz / {set}.en.gz into --dest, then write train.de.gz / train.en.gz from "
+        f"every set but {wmt_news.VALID} (validation) and {wmt_news.TEST} (test), without "
+        "repeated pairs or pairs sharing a side with those two. Train on it with data.dir: "
+        f"DEST, data.valid: {wmt_news.VALID}, data.test: {wmt_news.TEST}. Files already there "
+        "with the right checksum are kept.",
+    )
+    news.add_argument("--dest", required=True, help="directory for the .gz files")
+    news.add_argument("--from", dest="from_dir", metavar="DIR",
+                      help="copy a local copy of the {set}.{de,en}.gz files instead")
+    news.add_argument("--base-url", default=wmt_news.DEFAULT_URL, help="download from here")
+    news.set_defaults(func=run_wmt_news)
+
+
+def run_wmt_news(args: argparse.Namespace) -> int:
+    wmt_news.fetch_wmt_news(args.dest, base_url=args.base_url, from_dir=args.from_dir)
     return 0
 
 

@@ -102,7 +102,7 @@ def _fetch_one(name: str, sha256: str, path: Path, source: _Source, renames: Exi
     cached = path.is_file()
     if cached and sha256_of(path) == sha256:
         return f"{name}: cached in {path.parent}"
-    out = renames.enter_context(_replacing(path))
+    out = renames.enter_context(replacing(path))
     if source.from_dir is not None:
         with open(source.from_dir / name, "rb") as stream:
             shutil.copyfileobj(stream, out)
@@ -126,7 +126,7 @@ def _check_local_copy(directory: Path, checksums: Mapping[str, str]) -> None:
 
 
 @contextmanager
-def _replacing(path: Path) -> Iterator[BinaryIO]:
+def replacing(path: Path) -> Iterator[BinaryIO]:
     """A temporary file beside `path`, renamed onto it only if the block succeeds, so an
     interrupted or failed fetch never leaves a half file under the real name."""
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
