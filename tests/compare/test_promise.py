@@ -222,6 +222,9 @@ MAKE_DATA = {
     "dates": "attnlab data dates --dest data/dates",
     "lstmn": "attnlab data multi30k --dest data/multi30k",
     "mechanisms": "attnlab data multi30k --dest data/multi30k",
+    "news-alignment": "attnlab data wmt-news --dest data/wmt-news-deen && attnlab align --src "
+                      "data/wmt-news-deen/train.de.gz --tgt data/wmt-news-deen/train.en.gz "
+                      "--output data/wmt-news-deen/train.de-en.links",
 }
 
 
@@ -238,9 +241,25 @@ def test_missing_data_names_the_command_that_makes_it(name, tmp_path, monkeypatc
         f"attnlab: error: the data folder {folder} of suite {name!r} does not exist; make it "
         f"with: {MAKE_DATA[name]} (or give --data DIR)")
     assert not (tmp_path / "out").exists()
-    command = shlex.split(MAKE_DATA[name])
-    arguments = build_parser().parse_args(command[1:])   # a real command, not prose
-    assert arguments.dest == folder
+    commands = [shlex.split(part) for part in MAKE_DATA[name].split(" && ")]
+    parsed = [build_parser().parse_args(command[1:]) for command in commands]  # real commands
+    assert parsed[0].dest == folder
+
+
+def test_a_links_file_named_in_set_follows_the_data_folder_and_is_checked_first(tmp_path):
+    suite = load_suite("news-alignment")
+    guided = suite.member("bahdanau-guided")
+    folder = tmp_path / "news"
+    overrides = suite.overrides_for(guided, str(folder))
+    assert (f'train.guided_alignment={{"links": "{folder}/train.de-en.links", "weight": 1.0, '
+            f'"cost": "ce"}}') in overrides
+    folder.mkdir()
+    with pytest.raises(UserError, match=(
+            rf"member bahdanau-guided reads {folder}/train.de-en.links "
+            r"\(train.guided_alignment.links\), which does not exist; make it with: attnlab "
+            r"data wmt-news .* && attnlab align ")):
+        check_suite(suite, suite.members, tmp_path / "out", RunOptions(data=str(folder)))
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_missing_data_file_inside_the_suites_folder_names_the_command(tmp_path, monkeypatch):

@@ -153,6 +153,20 @@ def check_data(suite: Suite, members: list[Member], configs: list, options: RunO
             raise UserError(f"member {member.name} reads its data from {value} ({key}, from "
                             f"{_origin(suite, member, key, suite_keys)}), which does not "
                             f"exist; {make}")
+        _check_input_files(suite, member, config)
+
+
+# Files beside the data that a member's config may read (made by a command of their own).
+INPUT_FILES = {"train.guided_alignment.links": "attnlab align --src FILE --tgt FILE --output FILE"}
+
+
+def _check_input_files(suite: Suite, member: Member, config) -> None:
+    for key, command in INPUT_FILES.items():
+        value = _dotted(config, key)
+        if isinstance(value, str) and not Path(value).is_file():
+            make = suite.make_data or command
+            raise UserError(f"member {member.name} reads {value} ({key}), which does not "
+                            f"exist; make it with: {make}")
 
 
 def _origin(suite: Suite, member: Member, key: str, suite_keys: dict) -> str:

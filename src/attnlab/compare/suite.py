@@ -33,7 +33,9 @@ metric with a patience, under a maximum of updates), never wall time: a result m
 on every machine. Only a member with `minutes_of` trains for wall time, and the report says so.
 
 Paths in `config:` are relative to the suite file; `data:` and the data paths of the configs
-are relative to the working directory, as for `attnlab train`.
+are relative to the working directory, as for `attnlab train`. In a string value of `set:`,
+`{data}` stands for the suite's data folder (`--data` when given), so a file made beside the data
+follows it: `train.guided_alignment: {links: "{data}/train.de-en.links"}`.
 """
 
 from __future__ import annotations
@@ -157,7 +159,20 @@ class Suite:
             values.update(self.budget.overrides())
         values.update(self.overrides)
         values.update(member.overrides)
+        if folder is not None:
+            values = _with_data_folder(values, folder)
         return [f"{key}={json.dumps(value)}" for key, value in values.items()]
+
+
+def _with_data_folder(value, folder: str):
+    """`value` with "{data}" in its strings (at any depth) replaced by `folder`."""
+    if isinstance(value, str):
+        return value.replace("{data}", folder)
+    if isinstance(value, dict):
+        return {key: _with_data_folder(item, folder) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_data_folder(item, folder) for item in value]
+    return value
 
 
 def data_overrides(task: str, folder: str) -> dict:
