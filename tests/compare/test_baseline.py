@@ -1,0 +1,42 @@
+"""The statistical aligner beside a translation suite's AER: computed from a member's run in
+its seed folder (DIR/<member>/seed-<k>), once, and kept in DIR/aligner.json."""
+
+import json
+
+import pytest
+
+import attnlab.translation
+from attnlab.compare.baseline import CACHE, aligner_baseline
+from attnlab.compare.runner import RunOptions
+from attnlab.compare.suite import load_suite
+
+RECORDS = [{"name": "bahdanau", "seed": 2, "alignments": [{"name": "RWTH de-en", "aer": 0.8}]}]
+
+
+class Loaded(Exception):
+    """Raised by the stand-in loader, carrying the folder it was asked for."""
+
+
+def test_the_aligner_reads_the_run_in_the_members_seed_folder(tmp_path, monkeypatch):
+    run = tmp_path / "bahdanau" / "seed-2"
+    run.mkdir(parents=True)
+
+    def load_run(path, *args, **kwargs):
+        raise Loaded(str(path))
+
+    monkeypatch.setattr(attnlab.translation, "load_run", load_run)
+    with pytest.raises(Loaded) as loaded:
+        aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), RECORDS)
+    assert loaded.value.args[0] == str(run)
+
+
+def test_a_kept_result_is_read_not_computed_again(tmp_path, monkeypatch):
+    kept = {"label": "eflomal", "aer": 0.37, "pairs": 508}
+    (tmp_path / CACHE).write_text(json.dumps(kept), encoding="utf-8")
+    monkeypatch.setattr(attnlab.translation, "load_run", None)   # would fail if called
+    assert aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), RECORDS) == kept
+
+
+def test_a_suite_without_rwth_scores_has_no_aligner_line(tmp_path):
+    records = [{"name": "bahdanau", "seed": 1, "alignments": [{"name": "dates", "aer": 0.2}]}]
+    assert aligner_baseline(load_suite("dates"), tmp_path, RunOptions(), records) is None
