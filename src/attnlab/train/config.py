@@ -12,10 +12,20 @@ In YAML this is the `train:` section of an experiment config, e.g.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 from attnlab.errors import ConfigError
+
+_DEVICE = re.compile(r"auto|cpu|cuda(:\d+)?")
+
+
+def check_device_name(name: object) -> None:
+    """ValueError unless `name` is auto, cpu, cuda or cuda:N (what train.device and every
+    --device accept); whether the machine has that device is checked when it is used."""
+    if not isinstance(name, str) or not _DEVICE.fullmatch(name):
+        raise ValueError(f"must be auto, cpu, cuda or cuda:N, got {name!r}")
 
 
 @dataclass
@@ -102,7 +112,12 @@ class TrainConfig:
 
     seed: int = 1                 # training randomness (dropout, sampling); rank r uses seed + r
     threads: int | None = None    # torch intra-op threads; None = leave torch's choice
-    device: str | None = None     # "cpu", "cuda", "cuda:1"; None = CUDA when available
+    # auto: CUDA when torch sees a GPU, else the CPU; cuda: under torchrun each rank takes
+    # cuda:LOCAL_RANK; cuda:N one GPU. None (the configs of older runs) = auto.
+    device: str | None = "auto"
+    # fp32; bf16 or fp16: mixed precision, autocast around the forward pass and the loss with
+    # fp32 weights (Micikevicius et al. 2018); fp16 adds a gradient scaler and needs CUDA.
+    precision: Literal["fp32", "bf16", "fp16"] = "fp32"
 
     def __post_init__(self):
         positive = {"lr": self.lr, "log_every": self.log_every, "max_steps": self.max_steps,
@@ -123,6 +138,17 @@ class TrainConfig:
                               "to compare with")
         if self.max_steps is None and self.max_epochs is None and self.max_minutes is None:
             raise ConfigError("train needs a budget: set max_steps, max_epochs or max_minutes")
+        if self.device is not None:
+            try:
+                check_device_name(self.device)
+            except ValueError as error:
+                raise ConfigError(f"train.device {error}") from None
+        if self.precision == "fp16" and self.device == "cpu":
+            raise ConfigError(FP16_ON_CPU)
+
+
+FP16_ON_CPU = ("train.precision fp16 runs on CUDA only (its gradient scaler guards fp16's narrow "
+               "range on GPUs); on the CPU use bf16 or fp32")
 
 
 @dataclass

@@ -2,20 +2,26 @@
 
     result = train(task, config.train, RunDir("runs/x"), resume=args.resume)
 
-Each step: batch -> task.loss -> backward -> clip -> lr from the schedule -> Adam. Every
-`validate_every` steps (and at the end) rank 0 validates, `last` is saved and `best` too when
-the early-stopping metric improved; with keep_checkpoints each save of `last` also keeps a
-step checkpoint (averaging.py). A resumed run restores the model, optimiser, schedule,
-sampler position, RNG states and counters, and continues exactly as if never stopped.
+Each step: batch -> task.loss (under autocast for bf16/fp16) -> backward -> clip -> lr from
+the schedule -> Adam. Every `validate_every` steps (and at the end) rank 0 validates, `last` is
+saved and `best` too when the early-stopping metric improved; with keep_checkpoints each save
+of `last` also keeps a step checkpoint (averaging.py). A resumed run restores the model,
+optimiser, fp16 loss scale, schedule, sampler position, RNG states and counters, and continues
+exactly as if never stopped.
+
+On a GPU the host never waits for the device inside a step: the batch is copied from pinned
+memory asynchronously (device.py), and the loss, token counts, gradient norm and whether the
+loss stayed finite are summed on the device (monitor.TrainWindow). They are read at the sync
+points: every `log_every` steps, before each validation or checkpoint, and when the budget or a
+signal ends the run. Between them a signal or the time budget still stops one process at once;
+several CUDA processes agree on stopping at the sync points (on the CPU, at every step).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from dataclasses import dataclass
-from typing import TypedDict
 
 import torch
 
@@ -26,7 +32,8 @@ from . import distributed
 from .averaging import keep_step
 from .checkpoint import RunDir
 from .config import TrainConfig
-from .monitor import METRICS_FILE, Monitor
+from .device import Precision, resolve_device, to_device
+from .monitor import METRICS_FILE, Monitor, TrainWindow
 from .rng import rng_state, seed_everything
 from .schedule import build_schedule, is_better
 from .signals import StopSignals
@@ -63,7 +70,8 @@ def train(task: Task, config: TrainConfig, run_dir: RunDir, *, resume: bool = Fa
     Under torchrun, every rank calls this with an identically built task. This is the bare
     loop: `run_experiment` is what refuses to train over an existing run.
     """
-    context = distributed.setup(config.device)
+    # resolved first: a CUDA device this machine lacks is one sentence, not torch's error
+    context = distributed.setup(str(resolve_device(config.device)))
     try:
         trainer = Trainer(task, config, run_dir, context)
         trainer.prepare(resume)
@@ -82,18 +90,6 @@ def writing_logs(run_dir: RunDir):
         raise WriteError(describe(error, error.filename or run_dir.path)) from None
 
 
-class _Window(TypedDict):
-    """What happened since the last log line (summed, or the latest / largest value)."""
-
-    nll: float
-    tokens: int
-    batch_tokens: int
-    steps: int
-    grad_norm: torch.Tensor  # the largest, on the device: no sync at each step
-    lr: float
-    start: float  # time.monotonic() when the window opened
-
-
 class Trainer:
     """One training run in two steps: `prepare` checks and restores (or seeds) and writes
     nothing; `fit` runs the loop, which writes checkpoints, metrics.jsonl and TensorBoard."""
@@ -107,6 +103,7 @@ class Trainer:
         if config.threads is not None:
             torch.set_num_threads(config.threads)
         self.task, self.config, self.run_dir, self.context = task, config, run_dir, context
+        self.precision = Precision(config.precision, context.device)
         self.model = task.model.to(context.device)
         named = [(n, p) for n, p in self.model.named_parameters() if p.requires_grad]
         self.names, self.params = [n for n, _ in named], [p for _, p in named]
@@ -114,7 +111,10 @@ class Trainer:
         self.schedule = build_schedule(config)
         self.signature = task.signature()
         self.progress = Progress()
-        self.finite = True   # the latest loss
+        self.window = TrainWindow(context.device)
+        # several CUDA processes agree on stopping only at sync points (the agreement waits
+        # for the GPU); on the CPU reading a flag costs nothing, so they agree every step
+        self.agree_each_step = context.is_distributed and context.device.type == "cpu"
         self.resumed = False
         self.monitor: Monitor | None = None
 
@@ -131,7 +131,7 @@ class Trainer:
             checkpoint = self.run_dir.load_checkpoint("last", self.model, self.signature)
             self.progress = restore_training_state(
                 checkpoint, self.optimizer, self.names, self.config, self.schedule,
-                self.task.sampler, self.context)
+                self.task.sampler, self.context, self.precision)
         else:
             seed_everything(self.config.seed + self.context.rank)
         self.resumed = resume
@@ -156,6 +156,9 @@ class Trainer:
                                    metrics_path=self.run_dir.file(METRICS_FILE), label=label)
         if self.resumed:
             self._live_monitor.message(f"resumed {self.run_dir.path} at step {self.progress.step}")
+        if self.context.device.type != "cpu" or self.precision.name != "fp32":
+            self._live_monitor.message(f"training on {self.context.device} in "
+                                       f"{self.precision.name}")
         self._clock_start = time.monotonic()
         self._reset_window()
 
@@ -186,55 +189,64 @@ class Trainer:
         return self._stop_reason(signals)
 
     def _train_step(self, indices: list[int]) -> None:
-        """One update on the batch of these examples."""
-        batch = self.task.make_batch(indices).to(self.context.device)
+        """One update on the batch of these examples; nothing in it waits for the device."""
+        batch = to_device(self.task.make_batch(indices), self.context.device)
         self.optimizer.zero_grad(set_to_none=True)
-        output = self.task.loss(self.ddp, batch)
-        output.loss.backward()
+        with self.precision.autocast():
+            output = self.task.loss(self.ddp, batch)
+        self.precision.backward(output.loss)
         if self.config.clip_norm is not None:
+            self.precision.unscale(self.optimizer)   # the norm of the true gradients
             norm = torch.nn.utils.clip_grad_norm_(self.params, self.config.clip_norm)
-            # Kept as a tensor: float() here would wait for the GPU at every step.
-            self.window["grad_norm"] = torch.maximum(self.window["grad_norm"], norm.detach())
+            self.window.add_grad_norm(norm)
         lr = self.schedule.lr(self.progress.step + 1)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        self.optimizer.step()
+        self.precision.step(self.optimizer)
         self.progress.step += 1
-        self.window["steps"] += 1
-        self.finite = math.isfinite(float(output.nll_sum))
-        self.window["nll"] += float(output.nll_sum)
-        self.window["tokens"] += int(output.tokens)
-        self.window["batch_tokens"] += int(batch.num_target_tokens)
-        self.window["lr"] = lr
+        self.window.add(self.progress.step, output.nll_sum, output.tokens,
+                        batch.num_target_tokens, lr)
 
     def _after_step(self, signals: StopSignals) -> str | None:
         """Log, validate and checkpoint when due; the reason to stop now, if any."""
         step, config = self.progress.step, self.config
         self._live_monitor.step()
-        if step % config.log_every == 0:
+        logs, validates = _due(step, config.log_every), _due(step, config.validate_every)
+        saves = _due(step, config.checkpoint_every)
+        ends = config.max_steps is not None and step >= config.max_steps
+        if logs:
             self._log()
-        stopped_by = self._stop_reason(signals)
+        stopped_by = self._stop_reason(signals, sync=logs or validates or saves or ends)
         if stopped_by == "interrupted":
             return stopped_by   # no validation: the user wants out; _finish saves `last`
-        if config.validate_every and step % config.validate_every == 0:
+        if validates:
             stop = self._validate()
             if stop is not None:
                 return stop
-        elif config.checkpoint_every and step % config.checkpoint_every == 0:
+        elif saves:
             self._save_last()
         return stopped_by
 
-    def _stop_reason(self, signals: StopSignals) -> str | None:
-        """Budget and signals; rank-local conditions are agreed on by all ranks."""
+    def _stop_reason(self, signals: StopSignals, sync: bool = True) -> str | None:
+        """Budget and signals; rank-local conditions are agreed on by all ranks. Away from a
+        sync point (`sync` False) nothing is read from the device: one process stops there
+        only for a signal or the time budget, several only when they agree every step."""
         p, config = self.progress, self.config
         out_of_time = (config.max_minutes is not None
                        and self._elapsed() >= config.max_minutes * 60)
+        interrupted = signals.received is not None
+        if not (sync or self.agree_each_step):
+            if self.context.is_distributed or not (interrupted or out_of_time):
+                return None
+        bad_step = self.window.nonfinite_step()
         interrupted, out_of_time, diverged = distributed.any_rank(
-            self.context, signals.received is not None, out_of_time, not self.finite)
+            self.context, interrupted, out_of_time, bad_step is not None)
         if diverged:  # raised on every rank together, so none waits for the others forever
             saved = f"`last` holds step {p.saved_at}" if p.saved_at >= 0 else "nothing saved"
-            raise FloatingPointError(f"the training loss is not finite at step {p.step} "
-                                     f"({saved}): lower train.lr or set train.clip_norm")
+            where = f"at step {bad_step}" if bad_step is not None else \
+                f"on another process by step {p.step}"
+            raise FloatingPointError(f"the training loss is not finite {where} ({saved}): "
+                                     f"lower train.lr or set train.clip_norm")
         if interrupted:
             return "interrupted"
         if config.max_steps is not None and p.step >= config.max_steps:
@@ -311,23 +323,26 @@ class Trainer:
         return False
 
     def _log(self) -> None:
-        nll, tokens, batch_tokens = distributed.sum_ranks(
-            self.context, self.window["nll"], self.window["tokens"], self.window["batch_tokens"])
-        seconds = max(time.monotonic() - self.window["start"], 1e-9)
-        values = {"loss": nll / max(tokens, 1), "lr": self.window["lr"],
+        """The window's figures: the one place a step's numbers leave the device."""
+        window = self.window
+        nll, tokens = window.sums()   # waits for the device: the time below is the GPU's
+        nll, tokens, batch_tokens = distributed.sum_ranks(self.context, nll, tokens,
+                                                          window.batch_tokens)
+        seconds = max(time.monotonic() - window.start, 1e-9)
+        values = {"loss": nll / max(tokens, 1), "lr": window.lr,
                   "tokens_per_second": batch_tokens / seconds,
-                  "ms_per_step": 1000 * seconds / max(self.window["steps"], 1)}
+                  "ms_per_step": 1000 * seconds / max(window.steps, 1)}
         if self.config.clip_norm is not None:
-            values["grad_norm"] = float(self.window["grad_norm"])   # the window's largest
+            values["grad_norm"] = float(window.grad_norm)   # the window's largest
+        scale = self.precision.loss_scale()
+        if scale is not None:
+            values["loss_scale"] = scale
         with writing_logs(self.run_dir):
             self._live_monitor.train_scalars(self.progress.step, values)
         self._reset_window()
 
     def _reset_window(self) -> None:
-        self.window: _Window = {"nll": 0.0, "tokens": 0, "batch_tokens": 0, "steps": 0,
-                                "grad_norm": torch.zeros((), device=self.context.device),
-                                "lr": self.schedule.lr(self.progress.step + 1),
-                                "start": time.monotonic()}
+        self.window.reset(self.schedule.lr(self.progress.step + 1))
 
     def _elapsed(self) -> float:
         return self.progress.elapsed_seconds + time.monotonic() - self._clock_start
@@ -350,7 +365,7 @@ class Trainer:
         self._clock_start = time.monotonic()
         self.progress.saved_at = self.progress.step
         state = training_state(self.optimizer, self.config, self.schedule, self.task.sampler,
-                               self.progress, rngs)
+                               self.progress, rngs, self.precision.state_dict())
         self._save("last", training_state=state)
 
     def _save(self, name: str, training_state: dict | None) -> None:
@@ -365,3 +380,8 @@ class Trainer:
                 keep_step(self.run_dir, p.step, self.model, self.signature, info,
                           self.config.keep_checkpoints)
         distributed.barrier(self.context)
+
+
+def _due(step: int, every: int | None) -> bool:
+    """Whether a thing done every `every` steps (None: never) is done at `step`."""
+    return every is not None and step % every == 0

@@ -16,10 +16,12 @@ import logging
 import math
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import torch
 
 from .task import Validation
 
@@ -125,6 +127,57 @@ class Monitor:
             self.bar.close()
         if self.writer is not None:
             self.writer.close()
+
+
+class TrainWindow:
+    """What happened since the last log line, summed where it was computed: a step adds its
+    loss to device tensors without waiting for the GPU, and `sums` waits once, at log time.
+
+    nll, tokens: summed (device tensors, float64); batch_tokens: summed (host); steps;
+    grad_norm: the largest (device); lr: the latest; start: time.monotonic() at `reset`.
+    first_bad: the first step whose loss was not finite (-1: none yet), noted on the device
+    and kept across resets; `nonfinite_step` reads it.
+    """
+
+    def __init__(self, device: torch.device, lr: float = 0.0):
+        self.device = device
+        self.first_bad = torch.full((), -1, dtype=torch.long, device=device)
+        self.reset(lr)
+
+    def reset(self, lr: float) -> None:
+        """Open a new window (its throughput starts now)."""
+        self.nll = torch.zeros((), dtype=torch.float64, device=self.device)
+        self.tokens = torch.zeros((), dtype=torch.float64, device=self.device)
+        self.grad_norm = torch.zeros((), device=self.device)
+        self.batch_tokens, self.steps, self.lr = 0, 0, lr
+        self.start = time.monotonic()
+
+    def add(self, step: int, nll_sum: float | torch.Tensor, tokens: int | torch.Tensor,
+            batch_tokens: int, lr: float) -> None:
+        """Step `step`'s loss (a number or a tensor: either adds without a wait)."""
+        self.nll += _detached(nll_sum)
+        self.tokens += _detached(tokens)
+        self.batch_tokens += batch_tokens
+        self.steps += 1
+        self.lr = lr
+        # NaN and inf stay in a sum, so the window's total says whether any step was bad
+        self.first_bad.masked_fill_(self.first_bad.lt(0) & ~self.nll.isfinite(), step)
+
+    def add_grad_norm(self, norm: torch.Tensor) -> None:
+        self.grad_norm = torch.maximum(self.grad_norm, norm.detach())
+
+    def nonfinite_step(self) -> int | None:
+        """The first step with a non-finite loss, or None (waits for the device)."""
+        step = int(self.first_bad)
+        return None if step < 0 else step
+
+    def sums(self) -> tuple[float, float]:
+        """The summed NLL and target tokens (waits for the device)."""
+        return float(self.nll), float(self.tokens)
+
+
+def _detached(value):
+    return value.detach() if isinstance(value, torch.Tensor) else value
 
 
 def read_curves(path: str | os.PathLike) -> dict[str, list[tuple[float, float]]]:

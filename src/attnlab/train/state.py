@@ -18,6 +18,7 @@ from attnlab.errors import CheckpointError
 
 from .checkpoint import STATE_FILE, Checkpoint
 from .config import TrainConfig
+from .device import Precision
 from .distributed import DistContext
 from .rng import seed_everything, set_rng_state
 from .schedule import Schedule
@@ -41,22 +42,28 @@ class Progress:
 
 
 def training_state(optimizer: torch.optim.Optimizer, config: TrainConfig, schedule: Schedule,
-                   sampler: SamplerLike, progress: Progress, rngs: list[dict]) -> dict:
-    """rngs: every rank's `rng_state()`, in rank order."""
+                   sampler: SamplerLike, progress: Progress, rngs: list[dict],
+                   scaler: dict | None = None) -> dict:
+    """rngs: every rank's `rng_state()`, in rank order; scaler: the fp16 gradient scaler's
+    state (Precision.state_dict; empty in fp32 and bf16)."""
     return {"optimizer": optimizer.state_dict(),
             "schedule": {"kind": config.schedule.kind, "state": schedule.state_dict()},
             "sampler": sampler.state_dict(),
             "progress": dataclasses.asdict(progress),
             "rng": rngs,
+            "scaler": dict(scaler or {}),
             "train_config": config_to_dict(config)}   # for the record; the new one applies
 
 
 def restore_training_state(checkpoint: Checkpoint, optimizer: torch.optim.Optimizer,
                            names: list[str], config: TrainConfig, schedule: Schedule,
-                           sampler: SamplerLike, context: DistContext) -> Progress:
-    """Check, then load what `training_state` saved into the optimizer, schedule, sampler and
-    this rank's RNGs; returns the counters. names: the optimizer's parameters' names, in order.
-    A changed schedule kind starts its schedule afresh."""
+                           sampler: SamplerLike, context: DistContext,
+                           precision: Precision | None = None) -> Progress:
+    """Check, then load what `training_state` saved into the optimizer, schedule, sampler,
+    fp16 gradient scaler (`precision`'s) and this rank's RNGs; returns the counters. names: the
+    optimizer's parameters' names, in order. A changed schedule kind starts its schedule
+    afresh; a run saved in another precision (or before scalers were saved) starts its scaler
+    afresh."""
     state, path = checkpoint.training_state, checkpoint.path / STATE_FILE
     if state is None:
         raise CheckpointError(f"checkpoint {checkpoint.path} has no training state to resume")
@@ -66,6 +73,8 @@ def restore_training_state(checkpoint: Checkpoint, optimizer: torch.optim.Optimi
         if state["schedule"]["kind"] == config.schedule.kind:
             schedule.load_state_dict(state["schedule"]["state"])
         sampler.load_state_dict(state["sampler"])
+        if precision is not None:
+            precision.load_state_dict(state.get("scaler") or {})
     except CheckpointError as error:
         raise CheckpointError(f"cannot resume from {path}: {error}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as error:
