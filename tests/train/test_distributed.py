@@ -2,13 +2,14 @@
 file store (no port another process can take) and failing within a bounded time, never hanging."""
 
 import time
+from dataclasses import replace
 
 import pytest
 import torch
 import torch.multiprocessing as mp
 from toy_task import ToyTask, ddp_worker, parameters
 
-from attnlab.train import RunDir, TrainConfig
+from attnlab.train import RunDir, TrainConfig, train
 
 COLLECTIVE_TIMEOUT_S = 60  # a rank waiting longer in a collective raises
 FINISH_TIMEOUT_S = 300     # the whole launch, then the ranks are killed and the test fails
@@ -47,6 +48,17 @@ def test_two_ranks_agree_checkpoint_and_resume_exactly(tmp_path):
         for rank in ranks:
             assert torch.equal(value, rank["straight"]["parameters"][name]), name
             assert torch.equal(value, rank["split"]["parameters"][name]), name
+
+    # Resumed in one process: the data continues where the two ranks left it (16 batches drawn
+    # of 12 an epoch), one batch a step; not exactly as two ranks would go on (the RNGs are
+    # seeded afresh), but neither refused nor a batch seen twice.
+    task = ToyTask()
+    result = train(task, replace(config, max_steps=10), RunDir(tmp_path / "split"), resume=True,
+                   progress=False)
+    assert (result.steps, result.epochs) == (10, 1)
+    state = RunDir(tmp_path / "split").load_checkpoint("last", task.model).training_state
+    assert state is not None
+    assert (state["sampler"]["epoch"], state["sampler"]["batches_done"]) == (1, 4 + 2)
 
 
 def test_a_rank_that_never_comes_fails_the_launch_in_bounded_time(tmp_path):

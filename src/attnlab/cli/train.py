@@ -27,7 +27,10 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", nargs="?", metavar="CONFIG",
                         help="a YAML config file, or the name of a shipped config (attnlab "
                         "config list); optional with --resume")
-    parser.add_argument("--run", help="run directory (default: runs/<config name>)")
+    # --run-dir too: torchrun reads a bare --run as its own --run-path
+    parser.add_argument("--run", "--run-dir", dest="run", metavar="DIR",
+                        help="run directory (default: runs/<config name>); under torchrun, "
+                        "spell it --run-dir")
     parser.add_argument("--set", dest="overrides", action="append", default=[],
                         metavar="KEY=VALUE", help="override a config value, e.g. train.lr=5e-4")
     existing = parser.add_mutually_exclusive_group()

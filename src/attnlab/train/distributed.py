@@ -4,6 +4,16 @@ torchrun sets RANK, WORLD_SIZE and LOCAL_RANK (and MASTER_ADDR/PORT); `setup` th
 process group (gloo on CPU, nccl on CUDA). Every rank builds the same sampler with the same
 seed and takes every world_size-th batch of its order, so the ranks never need to exchange
 data, and DistributedDataParallel all-reduces (averages) the gradients.
+
+Several nodes run the same command, each its own torchrun meeting the others through a c10d
+rendezvous (tests/train/test_multinode.py runs two on one host):
+
+    torchrun --nnodes 2 --nproc_per_node N --rdzv_backend c10d --rdzv_endpoint HOST:PORT \
+        --rdzv_id JOB -m attnlab train CONFIG --run-dir DIR
+
+Rank 0 alone writes the run directory, and every rank reads it (the vocabularies rank 0 wrote,
+`last` when resuming), so DIR and the data lie on storage every node sees at the same path.
+The run directory is spelt --run-dir there: torchrun takes a bare --run for its --run-path.
 """
 
 from __future__ import annotations
@@ -41,13 +51,14 @@ class DistContext:
 def setup(device: str | None = None) -> DistContext:
     """Join the process group when launched by torchrun; pick this rank's device.
 
-    device: "cpu", "cuda", "cuda:N", or None for CUDA when available. Under torchrun, plain
-    "cuda" means cuda:LOCAL_RANK. A process group made beforehand (one meeting through a file
-    store, say, as the tests' is) is joined as it is, and left to its maker to destroy.
+    device: "cpu", "cuda", "cuda:N", or "auto" (or None) for CUDA when available. Under
+    torchrun, plain "cuda" means cuda:LOCAL_RANK. A process group made beforehand (one meeting
+    through a file store, say, as the tests' is) is joined as it is, and left to its maker to
+    destroy.
     """
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    if device is None:
+    if device is None or device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     chosen = torch.device(device)
     if chosen.type == "cuda" and chosen.index is None:
