@@ -28,6 +28,8 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
+from .device import resolve_device
+
 
 @dataclass
 class DistContext:
@@ -58,11 +60,7 @@ def setup(device: str | None = None) -> DistContext:
     """
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    if device is None or device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    chosen = torch.device(device)
-    if chosen.type == "cuda" and chosen.index is None:
-        chosen = torch.device("cuda", local_rank if world_size > 1 else 0)
+    chosen = resolve_device(device)   # that rule, and a missing GPU as one sentence
     if chosen.type == "cuda":
         torch.cuda.set_device(chosen)
     owns = False

@@ -32,7 +32,7 @@ from . import distributed
 from .averaging import keep_step
 from .checkpoint import RunDir
 from .config import TrainConfig
-from .device import Precision, resolve_device, to_device
+from .device import Precision, to_device
 from .monitor import METRICS_FILE, Monitor, TrainWindow
 from .rng import rng_state, seed_everything
 from .schedule import build_schedule, is_better
@@ -70,8 +70,7 @@ def train(task: Task, config: TrainConfig, run_dir: RunDir, *, resume: bool = Fa
     Under torchrun, every rank calls this with an identically built task. This is the bare
     loop: `run_experiment` is what refuses to train over an existing run.
     """
-    # resolved first: a CUDA device this machine lacks is one sentence, not torch's error
-    context = distributed.setup(str(resolve_device(config.device)))
+    context = distributed.setup(config.device)
     try:
         trainer = Trainer(task, config, run_dir, context)
         trainer.prepare(resume)

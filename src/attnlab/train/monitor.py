@@ -1,7 +1,9 @@
 """Watching a run: a tqdm bar (loss, tokens/s, ETA) and TensorBoard event files, rank 0 only.
 
 Scalar tags: train/loss (per target token), train/lr, train/tokens_per_second,
-train/grad_norm, valid/<metric>; images valid/<name>; text valid/<name>.
+train/grad_norm (the window's largest: inf when an fp16 step overflowed and was skipped),
+train/loss_scale (fp16 only), valid/<metric>; images valid/<name>; text valid/<name>.
+A TrainWindow sums a window's figures on the device; they are read once, at log time.
 Without a terminal (a log file, a batch job) the bar is off and the same numbers go to the
 `attnlab.train` logger every `log_every` steps. Every logged window and validation is also
 appended to `metrics.jsonl` in the run directory, one JSON object a line (a resumed run appends
