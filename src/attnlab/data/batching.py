@@ -12,140 +12,20 @@ loader; for an exact resume, save the number of batches the training loop actual
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar, TypeVar
 
+import numpy as np
 import torch
 
-from attnlab.errors import CheckpointError, ConfigError
-
+from .sampler import BATCH_UNITS, BucketBatchSampler
 from .vocab import BOS_ID, EOS_ID, PAD_ID
 
 B = TypeVar("B", bound="TensorBatch")
 
-BATCH_UNITS = ("sentences", "tokens")
-
-
-class BucketBatchSampler:
-    """Yields lists of example indices; each example exactly once per epoch.
-
-    lengths: per example, an int or a (src_len, tgt_len) pair, counted as they will be padded
-    (include EOS/BOS if collate adds them). batch_unit "sentences": at most `batch_size`
-    examples per batch. "tokens": batch max length * number of examples <= `batch_size`
-    (padding included), except that an example longer than the budget gets a batch alone.
-
-    With shuffle=True, examples are shuffled, cut into pools of `pool_batches` batches, sorted
-    by length inside each pool (so a batch holds similar lengths and little padding), batched,
-    and the batches shuffled. The order depends only on (seed, epoch). With shuffle=False, all
-    examples are sorted by length once and batched in that order, for fast decoding;
-    `Batch.indices` restores the original order.
-    """
-
-    def __init__(
-        self,
-        lengths: Sequence[int] | Sequence[tuple[int, int]],
-        batch_size: int,
-        *,
-        batch_unit: str = "sentences",
-        shuffle: bool = True,
-        seed: int = 0,
-        pool_batches: int = 100,
-    ):
-        if batch_unit not in BATCH_UNITS:
-            raise ConfigError(f"unknown batch_unit {batch_unit!r}; options: {list(BATCH_UNITS)}")
-        if batch_size < 1 or pool_batches < 1:
-            raise ConfigError(f"batch_size and pool_batches must be positive, got "
-                              f"{batch_size} and {pool_batches}")
-        # Sort key: longest side first, then the pair, so equal keys mean equal padding.
-        self._keys = [(max(length), *map(int, length)) if isinstance(length, (tuple, list))
-                      else (int(length), int(length)) for length in lengths]
-        self.batch_size = batch_size
-        self.batch_unit = batch_unit
-        self.shuffle = shuffle
-        self.seed = seed
-        self.pool_batches = pool_batches
-        self.epoch = 0
-        self.batches_done = 0
-        self._cache: tuple[int, list[list[int]]] | None = None
-
-    def set_epoch(self, epoch: int) -> None:
-        """Select the epoch to iterate; a different epoch starts from its first batch."""
-        if epoch != self.epoch:
-            self.epoch, self.batches_done = epoch, 0
-
-    def __len__(self) -> int:
-        """Number of batches in the current epoch (token batching can vary by epoch)."""
-        return len(self._epoch_batches())
-
-    def __iter__(self) -> Iterator[list[int]]:
-        """Yield the current epoch's remaining batches; at the end, move to the next epoch."""
-        batches = self._epoch_batches()
-        while self.batches_done < len(batches):
-            self.batches_done += 1
-            yield list(batches[self.batches_done - 1])
-        self.epoch, self.batches_done = self.epoch + 1, 0
-
-    def state_dict(self) -> dict:
-        """Plain, JSON-able position; the settings are kept to catch resuming on other data."""
-        return {"epoch": self.epoch, "batches_done": self.batches_done, "seed": self.seed,
-                "num_examples": len(self._keys), "batch_size": self.batch_size,
-                "batch_unit": self.batch_unit}
-
-    def load_state_dict(self, state: dict) -> None:
-        for key in ("seed", "num_examples", "batch_size", "batch_unit"):
-            mine = self.state_dict()[key]
-            if key in state and state[key] != mine:
-                raise CheckpointError(f"sampler state was saved with {key}={state[key]!r} but "
-                                      f"this run has {key}={mine!r}; the batches would differ")
-        self.epoch, self.batches_done = int(state["epoch"]), int(state["batches_done"])
-
-    def _epoch_batches(self) -> list[list[int]]:
-        if self._cache is None or self._cache[0] != self.epoch:
-            self._cache = (self.epoch, self._make_batches(self.epoch))
-        return self._cache[1]
-
-    def _make_batches(self, epoch: int) -> list[list[int]]:
-        order = list(range(len(self._keys)))
-        if not self.shuffle:
-            return self._cut(sorted(order, key=self._keys.__getitem__))
-        # A local generator seeded by a string: (seed, epoch) pairs never collide, and the
-        # global RNG that models and dropout use is neither read nor disturbed.
-        rng = random.Random(f"{self.seed}/{epoch}")
-        rng.shuffle(order)
-        pool = self.pool_batches * self._examples_per_batch()
-        batches = []
-        for start in range(0, len(order), pool):
-            batches += self._cut(sorted(order[start:start + pool], key=self._keys.__getitem__))
-        rng.shuffle(batches)
-        return batches
-
-    def _examples_per_batch(self) -> int:
-        if self.batch_unit == "sentences" or not self._keys:
-            return self.batch_size
-        mean = sum(key[0] for key in self._keys) / len(self._keys)
-        return max(1, int(self.batch_size / max(mean, 1)))
-
-    def _cut(self, indices: list[int]) -> list[list[int]]:
-        """Greedily cut length-sorted indices into batches that fit the budget."""
-        batches: list[list[int]] = []
-        current: list[int] = []
-        longest = 0
-        for index in indices:
-            length = self._keys[index][0]
-            if self.batch_unit == "sentences":
-                fits = len(current) < self.batch_size
-            else:
-                fits = max(longest, length) * (len(current) + 1) <= self.batch_size
-            if current and not fits:
-                batches.append(current)
-                current, longest = [], 0
-            current.append(index)
-            longest = max(longest, length)
-        if current:
-            batches.append(current)
-        return batches
+__all__ = ["BATCH_UNITS", "Batch", "BucketBatchSampler", "TensorBatch", "collate",
+           "collate_flat", "iterate_batches"]
 
 
 class TensorBatch:
@@ -220,6 +100,55 @@ def collate(
         num_target_tokens=int(tgt_mask.sum()),
         indices=list(range(len(examples))) if indices is None else [int(i) for i in indices],
     )
+
+
+def collate_flat(
+    src: tuple[np.ndarray, np.ndarray],
+    tgt: tuple[np.ndarray, np.ndarray],
+    indices: Sequence[int] | np.ndarray,
+    *,
+    pad_id: int = PAD_ID,
+    src_eos: bool = True,
+) -> Batch:
+    """The Batch `collate` makes of pairs `indices`, read straight from flat token arrays.
+
+    src and tgt: (tokens, offsets), tokens (total,) of any integer type (a numpy memmap too),
+    offsets (N + 1,) int64: pair i's ids are tokens[offsets[i]:offsets[i + 1]]. Only those B
+    slices are read, and no Python object is made per token.
+    """
+    rows = np.asarray(indices, dtype=np.int64)
+    src_ids, src_mask = _pad_flat(*src, rows, None, EOS_ID if src_eos else None, pad_id)
+    tgt_in, tgt_mask = _pad_flat(*tgt, rows, BOS_ID, None, pad_id)      # (B, T)
+    tgt_out, _ = _pad_flat(*tgt, rows, None, EOS_ID, pad_id)            # (B, T)
+    return Batch(
+        src=src_ids,
+        src_mask=src_mask,
+        src_lengths=src_mask.sum(dim=1),
+        tgt_in=tgt_in,
+        tgt_out=tgt_out,
+        tgt_mask=tgt_mask,
+        num_target_tokens=int(tgt_mask.sum()),
+        indices=rows.tolist(),
+    )
+
+
+def _pad_flat(tokens: np.ndarray, offsets: np.ndarray, rows: np.ndarray, first: int | None,
+              last: int | None, pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rows' slices with `first` before and `last` after each (None: nothing), right-padded:
+    ids (B, L) long and mask (B, L) bool, True = real token."""
+    starts = offsets[rows].astype(np.int64)
+    lengths = offsets[rows + 1].astype(np.int64) - starts                 # (B,)
+    lead = int(first is not None)
+    widths = lengths + lead + int(last is not None)
+    column = np.arange(int(widths.max(initial=0)))                        # (L,)
+    body = (column >= lead) & (column < (lengths + lead)[:, None])        # (B, L)
+    ids = np.full(body.shape, pad_id, dtype=np.int64)
+    ids[body] = tokens[(starts[:, None] + column - lead)[body]]
+    if first is not None and ids.shape[1]:
+        ids[:, 0] = first
+    if last is not None:
+        ids[np.arange(len(rows)), lengths + lead] = last
+    return torch.from_numpy(ids), torch.from_numpy(column < widths[:, None])
 
 
 def iterate_batches(
