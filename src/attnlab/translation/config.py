@@ -19,6 +19,14 @@ class DataConfig:
     Files are `{dir}/{split}.{lang}` (plain or `.gz`): Multi30k's `train.de.gz`, or the dates
     task's `train.src` with src_lang=src, tgt_lang=tgt. Relative `dir` is taken from the current
     directory.
+
+    `store` says how the training pairs are held: memory, encoded into Python lists at every
+    start; memmap, encoded once (by worker processes) into a memory-mapped store in the cache
+    ($ATTNLAB_CACHE, else ~/.cache/attnlab), keyed by the training files' and vocabularies'
+    contents and reused while they are unchanged, a fresh run's vocabularies cached beside
+    it; auto, memmap when the two training files together hold at least 32 MiB (about 200k
+    pairs), else memory, and memory with train.guided_alignment (its links are held per pair
+    in memory anyway). Both give the same batches.
     """
 
     dir: str = "data/multi30k"
@@ -38,6 +46,7 @@ class DataConfig:
     # validate on the first N validation pairs (None = all)
     valid_sentences: int | None = field(default=None, metadata=positive())
     seed: int = 1  # batch order
+    store: Literal["auto", "memory", "memmap"] = "auto"  # how training pairs are held (above)
 
 
 @dataclass
@@ -107,6 +116,10 @@ class RunConfig(ExperimentConfig):
     decode: DecodeConfig = field(default_factory=DecodeConfig)
 
     def __post_init__(self) -> None:
+        if self.data.store == "memmap" and self.train.guided_alignment is not None:
+            raise ConfigError("train.guided_alignment holds every training pair's links in "
+                              "memory, so it reads the pairs from memory too: set data.store "
+                              "to auto or memory")
         if self.decode.beta and self.model.decoder.kind == "none":
             raise ConfigError("decode.beta (the coverage penalty) is computed from attention, "
                               "and model.decoder.kind none has none")

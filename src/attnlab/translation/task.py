@@ -8,6 +8,7 @@ from typing import cast
 from torch import nn
 
 from attnlab.data import Batch, BucketBatchSampler, collate
+from attnlab.data.store import PairStore
 from attnlab.eval import corpus_scores
 from attnlab.models import Seq2Seq, build_model
 from attnlab.train.distributed import unwrap
@@ -19,12 +20,15 @@ from attnlab.viz import alignment_figure
 from .config import RunConfig
 from .corpus import (
     VOCAB_FILES,
+    EncodedCorpus,
     Vocabularies,
     build_vocabularies,
     check_encoded,
     encode_corpus,
     read_split,
     read_training_pairs,
+    stored_training_data,
+    uses_store,
 )
 from .guided import check_soft_attention, corpus_guide
 from .translate import translate
@@ -46,6 +50,32 @@ class TranslationTask:
         data, guided = config.data, config.train.guided_alignment
         if guided is not None:
             check_soft_attention(config.model)  # before any data is read
+        self.train_data: EncodedCorpus | PairStore
+        if uses_store(data, guided is not None):   # never with guided alignment
+            self.vocabs, self.train_data = stored_training_data(
+                data, None if run_dir is None else Path(run_dir), log)
+        else:
+            lines = self._read_training_pairs(run_dir)
+        log(f"training data: {self.train_data.report.summary()}")
+        self.guide = None
+        if guided is not None and isinstance(self.train_data, EncodedCorpus):
+            self.guide = corpus_guide(guided, data, self.vocabs, self.train_data, lines, log)
+        valid_pairs = read_split(data, data.valid)[: data.valid_sentences]
+        self.valid_sources = [s for s, _ in valid_pairs]
+        self.valid_references = [t for _, t in valid_pairs]
+        self.valid_data = check_encoded(encode_corpus(valid_pairs, self.vocabs, None), data,
+                                        data.valid, "validation")
+        # + 1: the source's EOS, the target's BOS (decoder input) or EOS (labels)
+        self.sampler = BucketBatchSampler(self.train_data.lengths() + 1, data.batch_size,
+                                          batch_unit=data.batch_unit, shuffle=True,
+                                          seed=data.seed)
+        self.model = build_model(config.model, len(self.vocabs.src), len(self.vocabs.tgt),
+                                 max_src_len=data.max_len + 1)
+
+    def _read_training_pairs(self, run_dir: str | Path | None) -> int:
+        """Read the training pairs into Python lists (data.store memory) and build or load
+        the vocabularies; returns the number of line pairs read."""
+        data = self.config.data
         train_pairs = read_training_pairs(data)
         if run_dir is not None:
             self.vocabs = Vocabularies.load(Path(run_dir))
@@ -53,26 +83,15 @@ class TranslationTask:
             self.vocabs = build_vocabularies(data, train_pairs)
         self.train_data = check_encoded(encode_corpus(train_pairs, self.vocabs, data.max_len),
                                         data, data.train, "training")
-        log(f"training data: {self.train_data.report.summary()}")
-        self.guide = None if guided is None else corpus_guide(
-            guided, data, self.vocabs, self.train_data, len(train_pairs), log)
-        valid_pairs = read_split(data, data.valid)[: data.valid_sentences]
-        self.valid_sources = [s for s, _ in valid_pairs]
-        self.valid_references = [t for _, t in valid_pairs]
-        self.valid_data = check_encoded(encode_corpus(valid_pairs, self.vocabs, None), data,
-                                        data.valid, "validation")
-        lengths = [(len(s) + 1, len(t) + 1) for s, t in self.train_data.pairs]
-        self.sampler = BucketBatchSampler(lengths, data.batch_size, batch_unit=data.batch_unit,
-                                          shuffle=True, seed=data.seed)
-        self.model = build_model(config.model, len(self.vocabs.src), len(self.vocabs.tgt),
-                                 max_src_len=data.max_len + 1)
+        return len(train_pairs)
 
     def save_files(self, directory: Path) -> None:
         """Write the vocabularies into the run directory."""
         self.vocabs.save(Path(directory))
 
     def make_batch(self, indices: list[int]) -> Batch:
-        return collate([self.train_data.pairs[i] for i in indices], indices=indices)
+        """The training pairs' batch: from the lists, or straight from the store's maps."""
+        return self.train_data.batch(indices)
 
     def loss(self, model: nn.Module, batch: Batch) -> LossOutput:
         """The model's loss; in training with guided alignment, plus its term (batch.indices

@@ -1,0 +1,167 @@
+"""A pre-encoded parallel corpus on disk, read through memory maps (as fairseq's mmap datasets
+and Megatron's indexed datasets are): flat token arrays plus offsets, one folder per corpus.
+
+    store = PairStore(folder)                 # opens; reads no token
+    store.lengths()                           # (N, 2) int64, ids per side
+    store.batch([4, 17, 9])                   # a Batch, from those three pairs' slices only
+
+A folder holds, for N kept pairs:
+  src.tokens  (T_src,) uint16 or uint32      src.offsets  (N + 1,) int64, pair i is
+  tgt.tokens  (T_tgt,) uint16 or uint32      tgt.offsets  (N + 1,) int64  tokens[o[i]:o[i+1]]
+  lines       (N,) int64, each pair's 0-based line in the input files
+  manifest.json  the format, the counts and dtypes (checked against the files' sizes when the
+                 store opens), the filter's report, and what the store was made from
+The manifest is written last; `cache.cached_folder` renames a finished folder into place.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from attnlab.errors import DataError
+
+from .batching import Batch, collate_flat
+from .corpus import FilterReport
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+SIDES = ("src", "tgt")
+
+
+def token_dtype(vocab_size: int) -> np.dtype:
+    """The narrowest unsigned type that holds every id of a vocabulary of this size."""
+    return np.dtype(np.uint16 if vocab_size <= 2**16 else np.uint32)
+
+
+def _expected_sizes(manifest: dict) -> dict[str, int]:
+    """File name -> size in bytes, as the manifest describes the store."""
+    pairs = int(manifest["pairs"])
+    sizes = {"lines": 8 * pairs}
+    for side in SIDES:
+        info = manifest[side]
+        sizes[f"{side}.tokens"] = np.dtype(info["dtype"]).itemsize * int(info["tokens"])
+        sizes[f"{side}.offsets"] = 8 * (pairs + 1)
+    return sizes
+
+
+def read_manifest(folder: Path) -> dict | None:
+    """The manifest of a complete store of this format in `folder`, or None (missing, from a
+    killed build, damaged, another format, or a file whose size is not the manifest's)."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        if manifest.get("format") != FORMAT:
+            return None
+        sizes = _expected_sizes(manifest)
+        if any((folder / name).stat().st_size != size for name, size in sizes.items()):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return manifest
+
+
+def is_complete(folder: Path) -> bool:
+    return read_manifest(folder) is not None
+
+
+def _map(path: Path, dtype: np.dtype | type, count: int) -> np.ndarray:
+    """The file as a read-only (count,) array; an empty file (which mmap refuses) as zeros."""
+    if count == 0:
+        return np.zeros(0, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", shape=(count,))
+
+
+class PairStore:
+    """A complete store folder, memory-mapped: pages are read when a batch touches them, so
+    a process holds only what it reads (under DDP, its own share of the batches).
+
+    report: the length filter's FilterReport; inputs: what the store was made from.
+    """
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        manifest = read_manifest(self.folder)
+        if manifest is None:
+            raise DataError(f"{self.folder} is not a complete corpus store; delete it and "
+                            f"it will be encoded again")
+        self.manifest = manifest
+        pairs = int(manifest["pairs"])
+        self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {
+            side: (_map(self.folder / f"{side}.tokens", np.dtype(manifest[side]["dtype"]),
+                        int(manifest[side]["tokens"])),
+                   _map(self.folder / f"{side}.offsets", np.int64, pairs + 1))
+            for side in SIDES}
+        self.lines = _map(self.folder / "lines", np.int64, pairs)
+        self.report = FilterReport(**{**manifest["report"], "dropped_lines": [
+            (int(line), str(reason)) for line, reason in manifest["report"]["dropped_lines"]]})
+        self.inputs: dict[str, Any] = manifest.get("inputs", {})
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def lengths(self) -> np.ndarray:
+        """(N, 2) int64: each pair's number of source and target ids (no BOS/EOS)."""
+        return np.stack([np.diff(self.arrays[side][1]) for side in SIDES], axis=1)
+
+    def pair(self, index: int) -> tuple[list[int], list[int]]:
+        """Pair `index`'s ids, as lists (for looking, not for training loops)."""
+        def ids(side: str) -> list[int]:
+            tokens, offsets = self.arrays[side]
+            return tokens[offsets[index]:offsets[index + 1]].tolist()
+
+        return ids("src"), ids("tgt")
+
+    def batch(self, indices: Sequence[int], **collate_options) -> Batch:
+        """The padded Batch of these pairs (what `collate` makes of them), read from the maps."""
+        return collate_flat(self.arrays["src"], self.arrays["tgt"], indices, **collate_options)
+
+
+class PairStoreWriter:
+    """Appends encoded chunks to a folder's files, in order; `finish` writes the manifest.
+
+    dtypes: per side, the token type (token_dtype of its vocabulary's size).
+    """
+
+    FILES = ("lines", *(f"{side}.{part}" for side in SIDES for part in ("tokens", "offsets")))
+
+    def __init__(self, folder: Path, dtypes: dict[str, np.dtype]):
+        self.folder, self.dtypes = folder, dtypes
+        self.pairs = 0
+        self.tokens = dict.fromkeys(SIDES, 0)
+        for name in self.FILES:
+            (folder / name).write_bytes(b"")
+        for side in SIDES:
+            self._append(f"{side}.offsets", np.zeros(1, np.int64))
+
+    def _append(self, name: str, array: np.ndarray) -> None:
+        with open(self.folder / name, "ab") as file:
+            file.write(array.tobytes())
+
+    def add(self, lines: np.ndarray, sides: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+        """Append pairs: lines (n,) their input lines; sides: per side (tokens (t,), lengths
+        (n,)), the pairs' ids one after the other and how many each has."""
+        self._append("lines", np.asarray(lines, dtype=np.int64))
+        for side in SIDES:
+            tokens, lengths = sides[side]
+            dtype = self.dtypes[side]
+            if len(tokens) and int(tokens.max()) > np.iinfo(dtype).max:
+                raise ValueError(f"{side} id {int(tokens.max())} does not fit in {dtype}")
+            self._append(f"{side}.tokens", np.asarray(tokens, dtype=dtype))
+            self._append(f"{side}.offsets",
+                         self.tokens[side] + np.cumsum(lengths, dtype=np.int64))
+            self.tokens[side] += int(np.sum(lengths, dtype=np.int64))
+        self.pairs += len(lines)
+
+    def finish(self, report: FilterReport, inputs: dict) -> None:
+        """Write the manifest, the last file of a complete store."""
+        manifest = {"format": FORMAT, "pairs": self.pairs, "report": asdict(report),
+                    "inputs": inputs,
+                    **{side: {"dtype": self.dtypes[side].name, "tokens": self.tokens[side]}
+                       for side in SIDES}}
+        (self.folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n",
+                                            encoding="utf-8")

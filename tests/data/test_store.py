@@ -1,0 +1,222 @@
+"""The memory-mapped pair store: the same pairs and batches as the in-memory path, built once
+per key, atomically, and never read when incomplete."""
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attnlab.data import BucketBatchSampler, build_vocab, collate
+from attnlab.data.batching import collate_flat
+from attnlab.data.cache import cache_root, cached_folder
+from attnlab.data.encode import (
+    VocabFiles,
+    encode_pairs,
+    encode_to_store,
+    read_chunks,
+    vocab_fingerprint,
+)
+from attnlab.data.store import MANIFEST, PairStore, is_complete
+from attnlab.errors import DataError
+
+FAST = settings(max_examples=30, deadline=None)
+FIELDS = ("src", "src_mask", "src_lengths", "tgt_in", "tgt_out", "tgt_mask")
+
+SOURCES = ["der Hund läuft", "", "die Katze schläft auf dem Sofa", "ein sehr " * 12 + "Ende",
+           "Bäume", "   ", "ich sehe dich", "wir gehen nach Hause", "gut", "es regnet heute"]
+TARGETS = ["the dog runs", "nothing", "the cat sleeps on the sofa", "a very " * 12 + "end",
+           "trees", "blank", "", "we go home", "good", "it rains today"]
+
+
+def assert_same_batch(a, b):
+    for name in FIELDS:
+        assert torch.equal(getattr(a, name), getattr(b, name)), name
+    assert a.num_target_tokens == b.num_target_tokens and a.indices == b.indices
+
+
+def write_corpus(folder, sources=SOURCES, targets=TARGETS, gz=False):
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for lang, lines in (("de", sources), ("en", targets)):
+        path = folder / f"train.{lang}{'.gz' if gz else ''}"
+        data = "".join(f"{line}\n" for line in lines).encode()
+        path.write_bytes(gzip.compress(data) if gz else data)
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def vocabs(tmp_path_factory):
+    """A word vocabulary per side, saved where worker processes load them."""
+    folder = tmp_path_factory.mktemp("vocab")
+    src = build_vocab("word", SOURCES, size=None, directory=folder, name="src_vocab")
+    tgt = build_vocab("word", TARGETS, size=None, directory=folder, name="tgt_vocab")
+    return src, tgt, VocabFiles(str(folder), ("src_vocab", "tgt_vocab"), joint=False)
+
+
+def build_store(tmp_path, vocabs, max_len=8, **options):
+    paths = write_corpus(tmp_path / "text", gz=options.pop("gz", False))
+    folder = tmp_path / "store"
+    folder.mkdir()
+    encode_to_store(folder, *paths, vocabs[2], max_len, **options)
+    return PairStore(folder)
+
+
+def test_store_holds_what_the_lists_hold(tmp_path, vocabs):
+    store = build_store(tmp_path, vocabs, chunk_lines=3)
+    kept, encoded, report = encode_pairs(list(zip(SOURCES, TARGETS, strict=True)), vocabs[0],
+                                         vocabs[1], 8)
+    assert len(store) == len(kept) == 6
+    assert store.lines.tolist() == kept
+    assert [store.pair(i) for i in range(len(store))] == encoded
+    assert store.lengths().tolist() == [[len(s), len(t)] for s, t in encoded]
+    assert store.report == report   # chunks' reports merge into the whole file's
+    assert report.empty == 3 and report.too_long == 1
+    assert report.dropped_lines == [(2, "empty"), (4, "too long"), (6, "empty"), (7, "empty")]
+
+
+@pytest.mark.parametrize("options", [{"workers": 2, "chunk_lines": 2}, {"gz": True}])
+def test_workers_and_gzip_give_the_same_store(tmp_path, vocabs, options):
+    one = build_store(tmp_path / "one", vocabs, chunk_lines=4)
+    other = build_store(tmp_path / "other", vocabs, **options)
+    for name in ("src.tokens", "src.offsets", "tgt.tokens", "tgt.offsets", "lines"):
+        assert (one.folder / name).read_bytes() == (other.folder / name).read_bytes(), name
+    assert one.report == other.report
+
+
+@FAST
+@given(seed=st.integers(0, 10**6), batch_size=st.integers(1, 60),
+       unit=st.sampled_from(["sentences", "tokens"]), epoch=st.integers(0, 3))
+def test_memmap_and_memory_give_identical_batches(tmp_path_factory, vocabs, seed, batch_size,
+                                                  unit, epoch):
+    store = shared_store(tmp_path_factory, vocabs)
+    _, encoded, _ = encode_pairs(list(zip(SOURCES, TARGETS, strict=True)), vocabs[0],
+                                 vocabs[1], 30)
+    lengths = [(len(s) + 1, len(t) + 1) for s, t in encoded]
+    from_lists = BucketBatchSampler(lengths, batch_size, batch_unit=unit, seed=seed)
+    from_store = BucketBatchSampler(store.lengths() + 1, batch_size, batch_unit=unit, seed=seed)
+    from_lists.set_epoch(epoch)
+    from_store.set_epoch(epoch)
+    batches = list(from_lists)
+    assert batches == list(from_store)
+    for indices in batches:
+        assert_same_batch(collate([encoded[i] for i in indices], indices=indices),
+                          store.batch(indices))
+
+
+_STORES = {}
+
+
+def shared_store(tmp_path_factory, vocabs):
+    """One store for every hypothesis example (built once: examples share no fixture)."""
+    if "store" not in _STORES:
+        _STORES["store"] = build_store(tmp_path_factory.mktemp("shared"), vocabs, max_len=30)
+    return _STORES["store"]
+
+
+@FAST
+@given(pairs=st.lists(st.tuples(st.lists(st.integers(4, 60), max_size=7),
+                                st.lists(st.integers(4, 60), max_size=7)), min_size=1,
+                      max_size=8),
+       src_eos=st.booleans(), data=st.data())
+def test_collate_flat_equals_collate(pairs, src_eos, data):
+    arrays = []
+    for side in (0, 1):
+        ids = [pair[side] for pair in pairs]
+        offsets = np.concatenate([[0], np.cumsum([len(x) for x in ids])]).astype(np.int64)
+        tokens = np.array([i for x in ids for i in x], dtype=np.uint16)
+        arrays.append((tokens, offsets))
+    indices = data.draw(st.lists(st.integers(0, len(pairs) - 1), min_size=1, max_size=6))
+    expected = collate([pairs[i] for i in indices], indices=indices, src_eos=src_eos)
+    assert_same_batch(expected, collate_flat(*arrays, indices, src_eos=src_eos))
+
+
+def test_misaligned_files_and_bad_bytes_are_one_sentence(tmp_path, vocabs):
+    src, tgt = write_corpus(tmp_path / "short", targets=TARGETS[:7])
+    with pytest.raises(DataError, match=r"has 10 lines but .* has 7: parallel files"):
+        list(read_chunks(src, tgt, 3))
+    src, tgt = write_corpus(tmp_path / "bad")
+    tgt.write_bytes(tgt.read_bytes().replace(b"trees", b"tr\xffes"))
+    folder = tmp_path / "store"
+    folder.mkdir()
+    with pytest.raises(DataError, match=r"train.en line 5: invalid UTF-8"):
+        encode_to_store(folder, src, tgt, vocabs[2], 8, chunk_lines=2)
+
+
+def test_fingerprint_follows_what_a_vocabulary_maps(vocabs):
+    src, tgt, _ = vocabs
+    assert vocab_fingerprint(src) == vocab_fingerprint(build_vocab("word", SOURCES, size=None,
+                                                                   name="x"))
+    assert vocab_fingerprint(src) != vocab_fingerprint(tgt)
+
+
+def counting_build(calls):
+    def build(folder):
+        calls.append(folder)
+        (folder / "data").write_text("x")
+        (folder / MANIFEST).write_text("{}")
+
+    return build
+
+
+def ready(folder):
+    return (folder / MANIFEST).is_file() and (folder / "data").is_file()
+
+
+def test_cache_builds_once_and_reuses(tmp_path):
+    calls = []
+    first, built = cached_folder(tmp_path, "k1", counting_build(calls), ready)
+    again, rebuilt = cached_folder(tmp_path, "k1", counting_build(calls), ready)
+    other, _ = cached_folder(tmp_path, "k2", counting_build(calls), ready)
+    assert (built, rebuilt) == (True, False) and first == again == tmp_path / "k1"
+    assert len(calls) == 2 and other == tmp_path / "k2"
+    assert not list(tmp_path.glob("*.tmp-*"))
+
+
+def test_a_killed_or_failed_build_is_never_used(tmp_path):
+    # What SIGKILL during a build leaves: a temporary folder with some files, never renamed.
+    leftover = tmp_path / "k.tmp-123-abcd"
+    leftover.mkdir()
+    (leftover / "data").write_text("half")
+
+    def fail(folder):
+        (folder / "data").write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        cached_folder(tmp_path, "k", fail, ready)
+    assert not (tmp_path / "k").exists() and not list(tmp_path.glob("k.tmp-*"))
+    calls = []
+    folder, built = cached_folder(tmp_path, "k", counting_build(calls), ready)
+    assert built and (folder / "data").read_text() == "x"
+
+
+def test_an_incomplete_store_is_refused_and_rebuilt(tmp_path, vocabs):
+    store = build_store(tmp_path, vocabs)
+    assert is_complete(store.folder)
+    tokens = store.folder / "src.tokens"
+    tokens.write_bytes(tokens.read_bytes()[:-2])   # truncated
+    assert not is_complete(store.folder)
+    with pytest.raises(DataError, match="not a complete corpus store"):
+        PairStore(store.folder)
+    (store.folder / MANIFEST).unlink()
+    assert not is_complete(store.folder)
+    (store.folder / MANIFEST).write_text(json.dumps({"format": 0}))
+    assert not is_complete(store.folder)
+
+    parent, key = store.folder.parent, store.folder.name
+    calls = []
+    folder, built = cached_folder(parent, key, counting_build(calls), is_complete)
+    assert built and calls   # the damaged folder was not taken for a store
+
+
+def test_cache_root_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATTNLAB_CACHE", str(tmp_path / "c"))
+    assert cache_root() == tmp_path / "c"
+    monkeypatch.delenv("ATTNLAB_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert cache_root() == tmp_path / "x" / "attnlab"
