@@ -38,8 +38,27 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, required: bool = True,
         parser.add_argument("--run", required=required, metavar="DIR", help=what)
     parser.add_argument("--checkpoint", choices=("best", "last"),
                         help="weights to load (default: best, else last)")
-    parser.add_argument("--device", default="auto", metavar="DEVICE",
-                        help="cpu, cuda, cuda:N, or auto (default: a GPU when there is one)")
+    add_device(parser)
+
+
+def device_name(text: str) -> str:
+    """--device's value, spelt as train.device's: auto, cpu, cuda or cuda:N."""
+    from attnlab.train.config import check_device_name
+
+    try:
+        check_device_name(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def add_device(parser: argparse.ArgumentParser) -> None:
+    """--device DEVICE, auto by default: the GPU when torch sees one. The GPU's results differ
+    from the CPU's only in floating-point rounding (the same weights, kernels that sum in
+    another order), and --device cpu gives the CPU's figures on any machine."""
+    parser.add_argument("--device", default="auto", metavar="DEVICE", type=device_name,
+                        help="auto (default: a GPU when there is one, else the CPU), cpu, cuda "
+                        "or cuda:N")
 
 
 def add_beam(parser: argparse.ArgumentParser) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from attnlab.errors import ConfigError
 
+from .options import add_device
 from .translate import positive_int
 
 # --option -> the Limits field it sets, with its help.
@@ -54,6 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "400 (a page on another site could otherwise read the answers)")
     parser.add_argument("--threads", type=positive_int, metavar="N",
                         help="torch threads for the models (default: torch's choice)")
+    add_device(parser)
     parser.add_argument("--quantize", choices=("int8",),
                         help="int8: run the translation models' linear and recurrent layers in "
                         "8-bit integers (as translate --quantize; CPU)")
@@ -110,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     # Loads every run: a bad one stops here, before the port is bound.
-    app = create_app(runs, limits, quantize=args.quantize, allowed_hosts=names)
+    app = create_app(runs, limits, quantize=args.quantize, allowed_hosts=names,
+                     device=args.device)
     sock = listen.bind(args.host, args.port)  # a port in use stops here, before "serving"
     warning = listen.exposure_warning(sock, names)
     if warning:

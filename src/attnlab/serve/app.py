@@ -71,12 +71,14 @@ WORK_ERRORS = _errors(400, 404, 413, 415, 422, 503)
 
 
 def create_app(runs: Mapping[str, str | os.PathLike], limits: Limits | None = None, *,
-               quantize: str | None = None, allowed_hosts: Iterable[str] = ()) -> FastAPI:
-    """Load every run (name -> run directory) once, and the app that serves them; quantize
-    "int8" runs the translation models in int8. The app answers requests whose Host is a
-    loopback name or one of `allowed_hosts` (names or addresses, any port), others get 400."""
+               quantize: str | None = None, allowed_hosts: Iterable[str] = (),
+               device: str = "cpu") -> FastAPI:
+    """Load every run (name -> run directory) once, on `device` (auto, cpu, cuda, cuda:N), and
+    the app that serves them; quantize "int8" runs the translation models in int8. The app
+    answers requests whose Host is a loopback name or one of `allowed_hosts` (names or
+    addresses, any port), others get 400."""
     names = allowed_names("localhost", allowed_hosts)
-    service = Service(load_runs(runs, quantize=quantize), limits or Limits())
+    service = Service(load_runs(runs, quantize=quantize, device=device), limits or Limits())
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI):

@@ -42,23 +42,24 @@ class ServedRun:
         return explicit - 1 if explicit else int(self.config["data"]["max_len"])
 
 
-def load_runs(runs: Mapping[str, str | os.PathLike], *,
-              quantize: str | None = None) -> dict[str, ServedRun]:
-    """Load every run (name -> directory); a CheckpointError naming the directory when one is
-    not a trained run of a task the server knows. quantize="int8" runs the translation models
-    in int8 (see attnlab.models.quantize); the other tasks stay fp32."""
+def load_runs(runs: Mapping[str, str | os.PathLike], *, quantize: str | None = None,
+              device: str = "cpu") -> dict[str, ServedRun]:
+    """Load every run (name -> directory) on `device` (auto, cpu, cuda, cuda:N); a
+    CheckpointError naming the directory when one is not a trained run of a task the server
+    knows. quantize="int8" runs the translation models in int8 (see attnlab.models.quantize),
+    on the CPU (where device auto then puts them); the other tasks stay fp32."""
     if not runs:
         raise ConfigError("give at least one run to serve (--run DIR)")
-    return {name: load_served(name, directory, quantize=quantize)
+    return {name: load_served(name, directory, quantize=quantize, device=device)
             for name, directory in runs.items()}
 
 
-def load_served(name: str, directory: str | os.PathLike, *,
-                quantize: str | None = None) -> ServedRun:
+def load_served(name: str, directory: str | os.PathLike, *, quantize: str | None = None,
+                device: str = "cpu") -> ServedRun:
     recipe = recipe_of_run(directory)
-    loaded = recipe.load(directory)
-    loaded.model.eval()
     quantized = quantize if recipe.quantizable else None
+    loaded = recipe.load(directory, device="cpu" if quantized and device == "auto" else device)
+    loaded.model.eval()
     if quantized:
         loaded = loaded.quantized(quantized)
     config = config_to_dict(loaded.config)
