@@ -11,9 +11,7 @@ from attnlab.data.sampler import (
     BucketBatchSampler,
     Pcg64Order,
     PythonOrder,
-    _sort_pools_lexsort,
     sort_keys,
-    sort_pools,
 )
 from attnlab.train.distributed import DistContext, rank_batches
 
@@ -115,19 +113,6 @@ def legacy_permutation(seed, epoch, n):
     order = list(range(n))
     random.Random(f"{seed}/{epoch}").shuffle(order)
     return order
-
-
-@FAST
-@given(values=st.lists(st.tuples(st.integers(0, 2**40), st.integers(0, 9)), max_size=60),
-       pool=st.integers(1, 20), seed=st.integers(0, 9))
-def test_packed_pool_sort_equals_stable_lexsort(values, pool, seed):
-    # Large first keys overflow the packed int64 (the lexsort path); small ones pack.
-    for scale in (1, 0):
-        keys = [np.array([v[0] * scale + v[1] for v in values], dtype=np.int64),
-                np.array([v[1] for v in values], dtype=np.int64)]
-        examples = np.random.default_rng(seed).permutation(len(values))
-        assert (sort_pools(examples, keys, pool).tolist()
-                == _sort_pools_lexsort(examples, keys, pool).tolist())
 
 
 def test_lengths_from_lists_and_arrays_give_one_sampler():

@@ -64,7 +64,7 @@ def test_memmap_task_gives_the_memory_tasks_batches(dates_dir):
     stored, messages = task(config(dates_dir))
     assert isinstance(stored.train_data, PairStore) and not isinstance(memory.train_data,
                                                                        PairStore)
-    assert any("vocabularies:" in m and "(trained)" in m for m in messages)
+    assert any("vocabularies:" in m and "(trained in " in m for m in messages)
     for side in ("src", "tgt"):
         assert vocab_fingerprint(getattr(memory.vocabs, side)) == vocab_fingerprint(
             getattr(stored.vocabs, side))

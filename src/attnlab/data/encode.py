@@ -44,8 +44,9 @@ def encode_pairs(pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: 
     its pieces under the source vocabulary, or the larger count under either when the two
     vocabularies are not one object), then encode the rest; each text is encoded once per
     vocabulary. Returns the kept pairs' indices, their ids and the FilterReport."""
-    source_ids, target_ids = _Encodings(src_vocab), _Encodings(tgt_vocab)
     joint = src_vocab is tgt_vocab
+    source_ids = _Encodings(src_vocab)
+    target_ids = source_ids if joint else _Encodings(tgt_vocab)
 
     def pieces(text: str) -> int:
         count = len(source_ids(text))

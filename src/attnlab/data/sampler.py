@@ -51,9 +51,12 @@ class Pcg64Order:
         the index itself, so no two keys tie and any sorting algorithm gives this order."""
         low = max(n - 1, 1).bit_length()
         mask = np.uint64((1 << low) - 1)
-        keys = (self.bits.random_raw(n) & ~mask) | np.arange(n, dtype=np.uint64)
+        keys = self.bits.random_raw(n)
+        keys &= ~mask
+        keys |= np.arange(n, dtype=np.uint64)
         keys.sort()
-        return (keys & mask).astype(np.int64)
+        keys &= mask
+        return keys.view(np.int64)   # every value is below 2**63
 
 
 class PythonOrder:
@@ -217,8 +220,12 @@ class BucketBatchSampler:
 def sort_keys(lengths) -> list[np.ndarray]:
     """Per example, most significant first: the longest side, then each side (so equal keys
     mean equal padding); each (N,) int32, as a length beyond 2**31 tokens is not a sentence."""
-    table = np.asarray(lengths, dtype=np.int64)
-    table = table.reshape(len(table), -1) if len(table) else np.zeros((0, 1), dtype=np.int64)
+    table = np.asarray(lengths)   # not copied when it is already an integer array
+    if not len(table):
+        return [np.zeros(0, dtype=np.int32)] * 2
+    if table.dtype.kind not in "iu":
+        table = table.astype(np.int64)
+    table = table.reshape(len(table), -1)
     return [table.max(axis=1).astype(np.int32),
             *(table[:, column].astype(np.int32) for column in range(table.shape[1]))]
 
@@ -242,29 +249,8 @@ def token_cuts(longest: np.ndarray, start: int, end: int, budget: int) -> np.nda
 
 def sort_pools(examples: np.ndarray, keys: list[np.ndarray], pool: int) -> np.ndarray:
     """`examples` (N,) with each run of `pool` sorted by keys[0], keys[1], ... (each (N,),
-    indexed by example), ties in their given order: what sorting each pool stably does.
-
-    The keys, the pool and the position are packed into one int64 and sorted at once when
-    they fit in 63 bits (lengths under a few thousand): 4.5M examples in about 0.3 s, where
-    one stable lexsort per pool takes about 1.4 s. Unique packed keys make the order the same
-    for any sorting algorithm."""
-    n = len(examples)
-    tops = [(n - 1) // pool, *(int(key.max(initial=0)) for key in keys), n - 1]
-    widths = [max(top, 1).bit_length() for top in tops]
-    if sum(widths) > 63 or any(int(key.min(initial=0)) < 0 for key in keys):
-        return _sort_pools_lexsort(examples, keys, pool)
-    position = np.arange(n, dtype=np.int64)
-    packed = position // pool
-    # One column at a time, so that only two (N,) int64 arrays exist at once.
-    for key, width in zip(keys, widths[1:-1], strict=True):
-        packed = (packed << width) | key[examples]
-    packed = (packed << widths[-1]) | position
-    packed.sort()
-    return examples[packed & ((1 << widths[-1]) - 1)]
-
-
-def _sort_pools_lexsort(examples: np.ndarray, keys: list[np.ndarray], pool: int) -> np.ndarray:
-    """sort_pools for any keys: one stable lexsort per pool."""
+    indexed by example), ties in their given order: one stable lexsort per pool (4.5M
+    examples in pools of 7,000 in about 0.5 s)."""
     out = examples.copy()
     for start in range(0, len(examples), pool):
         part = examples[start:start + pool]

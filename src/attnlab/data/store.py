@@ -9,6 +9,8 @@ A folder holds, for N kept pairs:
   src.tokens  (T_src,) uint16 or uint32      src.offsets  (N + 1,) int64, pair i is
   tgt.tokens  (T_tgt,) uint16 or uint32      tgt.offsets  (N + 1,) int64  tokens[o[i]:o[i+1]]
   lines       (N,) int64, each pair's 0-based line in the input files
+  lengths     (N, 2) int32, each pair's number of source and target ids (what the sampler
+              reads: it never touches the offsets or tokens)
   manifest.json  the format, the counts and dtypes (checked against the files' sizes when the
                  store opens), the filter's report, and what the store was made from
 The manifest is written last; `cache.cached_folder` renames a finished folder into place.
@@ -42,7 +44,7 @@ def token_dtype(vocab_size: int) -> np.dtype:
 def _expected_sizes(manifest: dict) -> dict[str, int]:
     """File name -> size in bytes, as the manifest describes the store."""
     pairs = int(manifest["pairs"])
-    sizes = {"lines": 8 * pairs}
+    sizes = {"lines": 8 * pairs, "lengths": 8 * pairs}
     for side in SIDES:
         info = manifest[side]
         sizes[f"{side}.tokens"] = np.dtype(info["dtype"]).itemsize * int(info["tokens"])
@@ -97,6 +99,7 @@ class PairStore:
                    _map(self.folder / f"{side}.offsets", np.int64, pairs + 1))
             for side in SIDES}
         self.lines = _map(self.folder / "lines", np.int64, pairs)
+        self._lengths = _map(self.folder / "lengths", np.int32, 2 * pairs).reshape(pairs, 2)
         self.report = FilterReport(**{**manifest["report"], "dropped_lines": [
             (int(line), str(reason)) for line, reason in manifest["report"]["dropped_lines"]]})
         self.inputs: dict[str, Any] = manifest.get("inputs", {})
@@ -105,8 +108,8 @@ class PairStore:
         return len(self.lines)
 
     def lengths(self) -> np.ndarray:
-        """(N, 2) int64: each pair's number of source and target ids (no BOS/EOS)."""
-        return np.stack([np.diff(self.arrays[side][1]) for side in SIDES], axis=1)
+        """(N, 2) int32, read-only: each pair's number of source and target ids (no BOS/EOS)."""
+        return self._lengths
 
     def pair(self, index: int) -> tuple[list[int], list[int]]:
         """Pair `index`'s ids, as lists (for looking, not for training loops)."""
@@ -127,7 +130,8 @@ class PairStoreWriter:
     dtypes: per side, the token type (token_dtype of its vocabulary's size).
     """
 
-    FILES = ("lines", *(f"{side}.{part}" for side in SIDES for part in ("tokens", "offsets")))
+    FILES = ("lines", "lengths",
+             *(f"{side}.{part}" for side in SIDES for part in ("tokens", "offsets")))
 
     def __init__(self, folder: Path, dtypes: dict[str, np.dtype]):
         self.folder, self.dtypes = folder, dtypes
@@ -146,6 +150,8 @@ class PairStoreWriter:
         """Append pairs: lines (n,) their input lines; sides: per side (tokens (t,), lengths
         (n,)), the pairs' ids one after the other and how many each has."""
         self._append("lines", np.asarray(lines, dtype=np.int64))
+        self._append("lengths", np.stack([sides[side][1] for side in SIDES], axis=1)
+                     .astype(np.int32))
         for side in SIDES:
             tokens, lengths = sides[side]
             dtype = self.dtypes[side]

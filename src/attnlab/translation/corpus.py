@@ -213,11 +213,13 @@ def cached_store(config: DataConfig, paths: tuple[Path, Path], digests: list[str
                  vocabs: Vocabularies, vocab_folder: Path,
                  log: Callable[[str], None]) -> PairStore:
     """The cache's store of the training pairs as these vocabularies encode them."""
+    fingerprints = [vocab_fingerprint(vocabs.src), vocab_fingerprint(vocabs.tgt)]
     description = {"kind": "pairs", "format": STORE_FORMAT, "inputs": digests,
-                   "src_vocab": vocab_fingerprint(vocabs.src),
-                   "tgt_vocab": vocab_fingerprint(vocabs.tgt), "max_len": config.max_len}
+                   "src_vocab": fingerprints[0], "tgt_vocab": fingerprints[1],
+                   "max_len": config.max_len}
     workers = 1 if _size(paths) < IN_PROCESS_BELOW_BYTES else default_workers()
-    files = VocabFiles(str(vocab_folder), VOCAB_NAMES, joint=False)
+    # One vocabulary for both sides (a joint one): loaded once, each text encoded once.
+    files = VocabFiles(str(vocab_folder), VOCAB_NAMES, joint=fingerprints[0] == fingerprints[1])
     inputs = {"files": [str(path) for path in paths], "sha256": digests}
 
     def build(folder: Path) -> None:
