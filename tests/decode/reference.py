@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from attnlab.attention import as_dense
 from attnlab.data import BOS_ID, EOS_ID, PAD_ID
 from attnlab.decode import Hypothesis, length_penalty
 
@@ -17,7 +18,7 @@ def next_scores(model, src, mask, prefixes):
                               tgt_in)
     scores = torch.log_softmax(out.logits[:, -1], -1)
     scores[:, [PAD_ID, BOS_ID]] = float("-inf")
-    return scores, out.attention
+    return scores, None if out.attention is None else as_dense(out.attention)
 
 
 def beam_search_one(model, src, mask, *, beam_size, alpha, max_len, n_best):

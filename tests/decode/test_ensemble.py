@@ -8,6 +8,7 @@ import copy
 import pytest
 import torch
 
+from attnlab.attention import as_dense
 from attnlab.data import BOS_ID
 from attnlab.decode import (
     Ensemble,
@@ -93,7 +94,7 @@ def teacher_forced(model, src, mask, tokens):
         out = model.eval().all_positions(src, mask, tgt_in)
     scores = torch.log_softmax(out.logits[0].double(), -1)
     log_prob = float(scores[torch.arange(len(tokens)), torch.tensor(tokens)].sum())
-    attention = None if out.attention is None else out.attention[0, :, : int(mask.sum())]
+    attention = None if out.attention is None else as_dense(out.attention)[0, :, : int(mask.sum())]
     return log_prob, attention
 
 

@@ -4,6 +4,7 @@ hypothesis's own attention, n-best and EOS/length rules, for every decoder and a
 import pytest
 import torch
 
+from attnlab.attention import as_dense
 from attnlab.data import BOS_ID, EOS_ID, PAD_ID
 from attnlab.decode import beam_search, greedy_search, length_penalty
 
@@ -79,7 +80,7 @@ def test_attention_and_log_prob_are_the_hypothesis_own(name):
                 tgt_in = torch.cat([torch.tensor([[BOS_ID]]), tokens[:, :-1]], 1)
                 out = model.all_positions(one_src, one_mask, tgt_in)
                 assert hypothesis.attention.shape == (len(hypothesis.tokens), one_src.shape[1])
-                torch.testing.assert_close(hypothesis.attention, out.attention[0])
+                torch.testing.assert_close(hypothesis.attention, as_dense(out.attention)[0])
                 log_prob = torch.log_softmax(out.logits[0], -1).gather(1, tokens.t()).sum()
                 assert hypothesis.log_prob == pytest.approx(float(log_prob), abs=1e-10)
 

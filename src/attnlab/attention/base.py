@@ -3,6 +3,7 @@ sentence, one call shape, and the output dataclass.
 
     mechanism.attend(query, keys, values=None, mask=None, *, projected_keys=None, first_step=0)
         -> AttentionOutput(context, weights, sample)
+    mechanism.attend_compact(...) -> the same, weights in the mechanism's most compact form
     mechanism(query, keys, values=None, mask=None, *, projected_keys=None) -> (context, weights)
 
 query (B, Tq, Dq) or one step (B, Dq); keys (B, Tk, Dk); values (B, Tk, Dv), default the keys;
@@ -22,6 +23,7 @@ from torch import Tensor, nn
 
 from .core import as_query_sequence, check_keys_values, key_mask_for_scores
 from .scores import Score, ScoreDims, build_score
+from .window_weights import Weights, as_dense, join_weights, map_weights
 
 
 @dataclass
@@ -41,11 +43,12 @@ class HardSample:
 
 @dataclass
 class AttentionOutput:
-    """context (B, Tq, Dv); weights (B, Tq, Tk); sample: what hard attention drew, else None.
-    For a one-step query the Tq axis is absent from every field."""
+    """context (B, Tq, Dv); weights (B, Tq, Tk), or WindowWeights (start (B, Tq), weights
+    (B, Tq, W)) from `attend_compact` of local attention; sample: what hard attention drew,
+    else None. For a one-step query the Tq axis is absent from every field."""
 
     context: Tensor
-    weights: Tensor
+    weights: Weights
     sample: HardSample | None = None
 
     @classmethod
@@ -67,14 +70,16 @@ class AttentionOutput:
         if parts[0].sample is not None:
             sample = HardSample(*(join([getattr(p.sample, f.name) for p in parts])
                                   for f in fields(HardSample)))
-        return cls(join([p.context for p in parts]), join([p.weights for p in parts]), sample)
+        return cls(join([p.context for p in parts]),
+                   join_weights([p.weights for p in parts], join), sample)
 
     def squeeze_step(self) -> AttentionOutput:
         """Drop the length-1 query axis of a one-step call."""
         sample = self.sample
         if sample is not None:
             sample = HardSample(*(getattr(sample, f.name).squeeze(1) for f in fields(sample)))
-        return AttentionOutput(self.context.squeeze(1), self.weights.squeeze(1), sample)
+        return AttentionOutput(self.context.squeeze(1),
+                               map_weights(self.weights, lambda t: t.squeeze(1)), sample)
 
 
 @dataclass
@@ -118,11 +123,26 @@ class Mechanism(nn.Module):
                mask: Tensor | None = None, *, projected_keys: Tensor | None = None,
                first_step: int | Tensor = 0,
                generator: torch.Generator | None = None) -> AttentionOutput:
-        """The full result, extras included; shapes in the module docstring."""
+        """The full result, extras included, weights dense (B, Tq, Tk); shapes in the module
+        docstring."""
+        return self._attend(self.attend_sequence, query, keys, values, mask, projected_keys,
+                            Position(first_step, generator))
+
+    def attend_compact(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
+                       mask: Tensor | None = None, *, projected_keys: Tensor | None = None,
+                       first_step: int | Tensor = 0,
+                       generator: torch.Generator | None = None) -> AttentionOutput:
+        """As `attend`, with the weights in the most compact form the mechanism has: local
+        attention's WindowWeights (no (B, Tq, Tk) tensor is built), others' dense weights."""
+        return self._attend(self.compact_sequence, query, keys, values, mask, projected_keys,
+                            Position(first_step, generator))
+
+    def _attend(self, run: Callable[..., AttentionOutput], query: Tensor, keys: Tensor,
+                values: Tensor | None, mask: Tensor | None, projected_keys: Tensor | None,
+                call: Position) -> AttentionOutput:
         query, is_step = as_query_sequence(query, self.who)  # (B, Tq, Dq)
         values, key_mask, projected_keys = self.checked(query, keys, values, mask, projected_keys)
-        out = self.attend_sequence(query, keys, values, key_mask, projected_keys,
-                                   Position(first_step, generator))
+        out = run(query, keys, values, key_mask, projected_keys, call)
         return out.squeeze_step() if is_step else out
 
     def checked(self, query: Tensor, keys: Tensor, values: Tensor | None, mask: Tensor | None,
@@ -143,8 +163,14 @@ class Mechanism(nn.Module):
         """query (B, Tq, Dq), checked inputs, key_mask (B, 1|Tq, Tk) or None."""
         raise NotImplementedError
 
+    def compact_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
+                         key_mask: Tensor | None, projected_keys: Tensor,
+                         call: Position) -> AttentionOutput:
+        """`attend_sequence` with compact weights; the mechanisms with windows override it."""
+        return self.attend_sequence(query, keys, values, key_mask, projected_keys, call)
+
     def forward(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
                 mask: Tensor | None = None, *,
                 projected_keys: Tensor | None = None) -> tuple[Tensor, Tensor]:
         out = self.attend(query, keys, values, mask, projected_keys=projected_keys)
-        return out.context, out.weights
+        return out.context, as_dense(out.weights)  # dense already: `attend` builds no windows

@@ -17,6 +17,7 @@ from torch import Tensor, nn
 from .base import AttentionOutput, HardSample, Mechanism, Position
 from .global_attention import Attention
 from .scores import Score
+from .window_weights import as_dense
 
 TINY = 1e-30  # keeps log(alpha) finite where a real key's weight underflowed to 0
 
@@ -55,7 +56,7 @@ class HardAttention(Mechanism):
                         key_mask: Tensor | None, projected_keys: Tensor,
                         call: Position) -> AttentionOutput:
         soft = self.soft.attend_sequence(query, keys, values, key_mask, projected_keys, call)
-        weights = soft.weights  # (B, Tq, Tk)
+        weights = as_dense(soft.weights)  # (B, Tq, Tk): global attention's, dense already
         batch, queries, num_keys = weights.shape
         has_key = weights.sum(-1) > 0  # (B, Tq): queries with at least one real key
         if self.training:

@@ -12,6 +12,8 @@ keys and values, so the cost grows with Tq * (2D + 1), not Tq * Tk. Scores that 
 place (`windows`); the other scores gather them. A source at most `dense_up_to` windows long
 (Multi30k's sentences against D = 10) is cheaper scored whole, as global attention does, with
 everything outside the window masked: the same weights, without the window bookkeeping.
+`attend` returns dense (B, Tq, Tk) weights; `attend_compact`, what decoders call, returns the
+same numbers as WindowWeights (start (B, Tq), weights (B, Tq, 2D + 1)) by either route.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .base import AttentionOutput, Mechanism, Position, resolve_score
 from .core import masked_softmax
 from .ops import fast_tanh
 from .scores import Score
+from .window_weights import WindowWeights, as_dense
 from .windows import window_dots, window_sums
 
 
@@ -47,6 +50,12 @@ class WindowedAttention:
         batch, queries, _ = self.weights.shape
         dense = self.weights.new_zeros(batch, queries, num_keys)
         return dense.scatter_add_(-1, self.positions, self.weights)  # in place: no 2nd copy
+
+    def window_weights(self, num_keys: int) -> WindowWeights:
+        """The weights as WindowWeights over num_keys positions: start = round(p_t) - D."""
+        half = (self.weights.shape[-1] - 1) // 2
+        start = self.centres.detach().round().long() - half
+        return WindowWeights(start, self.weights, num_keys)
 
 
 class LocalAttention(Mechanism):
@@ -110,18 +119,37 @@ class LocalAttention(Mechanism):
         sigma = self.window / 2
         return torch.exp(-((positions - centres.unsqueeze(-1)) ** 2) / (2 * sigma**2))
 
+    def _short(self, num_keys: int) -> bool:
+        """Is a source of num_keys positions scored whole (see the module docstring)?"""
+        return num_keys <= self.dense_up_to * (2 * self.window + 1)
+
     def attend_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
                         key_mask: Tensor | None, projected_keys: Tensor,
                         call: Position) -> AttentionOutput:
-        if keys.shape[1] <= self.dense_up_to * (2 * self.window + 1):
-            return self._dense(query, values, key_mask, projected_keys, call.first_step)
+        if self._short(keys.shape[1]):
+            return self._dense(query, values, key_mask, projected_keys, call.first_step)[0]
         local = self._windows(query, values, key_mask, projected_keys, call.first_step)
         return AttentionOutput(local.context, local.dense_weights(keys.shape[1]))
 
+    def compact_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
+                         key_mask: Tensor | None, projected_keys: Tensor,
+                         call: Position) -> AttentionOutput:
+        """WindowWeights (start (B, Tq), weights (B, Tq, W)) by either route, the same numbers
+        as `attend_sequence`'s dense weights: a short source's are read out of its (B, Tq, Tk)
+        scores (at most 3 windows long), a long source's windows are never scattered."""
+        if self._short(keys.shape[1]):
+            out, centres = self._dense(query, values, key_mask, projected_keys, call.first_step)
+            start = centres.detach().round().long() - self.window  # (B, Tq)
+            windows = WindowWeights.from_dense(as_dense(out.weights), start, 2 * self.window + 1)
+            return AttentionOutput(out.context, windows)
+        local = self._windows(query, values, key_mask, projected_keys, call.first_step)
+        return AttentionOutput(local.context, local.window_weights(keys.shape[1]))
+
     def _dense(self, query: Tensor, values: Tensor, key_mask: Tensor | None,
-               projected_keys: Tensor, offset: int | Tensor) -> AttentionOutput:
+               projected_keys: Tensor, offset: int | Tensor) -> tuple[AttentionOutput, Tensor]:
         """Eq. 9-10 over the whole source, masked to the windows: the weights `_windows` gives,
-        scattered. query (B, Tq, Dq), values (B, Tk, Dv), key_mask (B, 1|Tq, Tk) or None."""
+        scattered, and the centres p_t (B, Tq). query (B, Tq, Dq), values (B, Tk, Dv),
+        key_mask (B, 1|Tq, Tk) or None."""
         num_keys = values.shape[1]
         centres = self._centres(query, key_mask, num_keys, offset)  # (B, Tq) real-valued p_t
         source = torch.arange(num_keys, device=query.device)  # (Tk,)
@@ -130,7 +158,7 @@ class LocalAttention(Mechanism):
         weights = masked_softmax(self.score(query, projected_keys), valid)  # (B, Tq, Tk)
         if self.predictive:
             weights = weights * self._gaussian(source, centres)
-        return AttentionOutput(weights @ values, weights)  # (B, Tq, Dv), (B, Tq, Tk)
+        return AttentionOutput(weights @ values, weights), centres  # (B, Tq, Dv), (B, Tq, Tk)
 
     def attend_window(self, query: Tensor, keys: Tensor, values: Tensor | None = None,
                       mask: Tensor | None = None, offset: int | Tensor = 0, *,
@@ -167,8 +195,11 @@ class LocalAttention(Mechanism):
                                centres[:, s : s + chunk])
             for s in range(0, queries, chunk)
         ]
-        context = torch.cat([part[0] for part in parts], dim=1)
-        weights = torch.cat([part[1] for part in parts], dim=1)
+        if len(parts) == 1:  # one chunk (dot-product scores, or a decoder step): no copy
+            context, weights = parts[0]
+        else:
+            context = torch.cat([part[0] for part in parts], dim=1)
+            weights = torch.cat([part[1] for part in parts], dim=1)
         return WindowedAttention(context, weights, clamped, centres)
 
     def _attend_chunk(
@@ -199,4 +230,4 @@ class LocalAttention(Mechanism):
                 projected_keys: Tensor | None = None) -> tuple[Tensor, Tensor]:
         out = self.attend(query, keys, values, mask, projected_keys=projected_keys,
                           first_step=offset)
-        return out.context, out.weights
+        return out.context, as_dense(out.weights)  # dense already: `attend` builds no windows

@@ -3,7 +3,14 @@ greedy and batched beam search, the GNMT length and coverage penalties, ensemble
 and what they return."""
 
 from .beam import beam_search
-from .common import evaluating, length_penalty, log_probs, next_token_scores, step_scores
+from .common import (
+    evaluating,
+    length_penalty,
+    log_probs,
+    next_token_scores,
+    row_attention,
+    step_scores,
+)
 from .ensemble import Ensemble, EnsembleState, member_attention
 from .greedy import greedy_search
 from .penalties import LENGTH_PENALTIES, Penalty, coverage_penalty
@@ -12,4 +19,4 @@ from .protocol import Hypothesis, MaxLen, Searchable, SearchState
 __all__ = ["LENGTH_PENALTIES", "Ensemble", "EnsembleState", "Hypothesis", "MaxLen", "Penalty",
            "SearchState", "Searchable", "beam_search", "coverage_penalty", "evaluating",
            "greedy_search", "length_penalty", "log_probs", "member_attention",
-           "next_token_scores", "step_scores"]
+           "next_token_scores", "row_attention", "step_scores"]

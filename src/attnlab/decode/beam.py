@@ -24,9 +24,10 @@ from typing import Generic
 import torch
 from torch import Tensor
 
+from attnlab.attention import Weights, join_weights, map_weights
 from attnlab.data import BOS_ID, EOS_ID
 
-from .common import evaluating, step_limits, step_scores
+from .common import evaluating, row_attention, step_limits, step_scores
 from .penalties import Penalty, resolve_penalty
 from .protocol import Hypothesis, MaxLen, Searchable, State
 
@@ -34,12 +35,13 @@ from .protocol import Hypothesis, MaxLen, Searchable, State
 @dataclass
 class _Finished:
     """Hypotheses finished at one step, all of the same length t: sentence (F,) their index in
-    the input batch; tokens (F, t); log_prob (F,); attention (F, t, S) or None."""
+    the input batch; tokens (F, t); log_prob (F,); attention (F, t, S) (local attention:
+    windows, start (F, t), weights (F, t, W)) or None."""
 
     sentence: Tensor
     tokens: Tensor
     log_prob: Tensor
-    attention: Tensor | None
+    attention: Weights | None
 
 
 @dataclass
@@ -50,7 +52,8 @@ class _Beams(Generic[State]):
     hypotheses so far; live (N,) bool, False for a sentence that is done but still held (its
     scores are all -inf, so it proposes and finishes nothing); scores (N, K) summed
     log-probabilities (-inf: an empty beam slot);
-    tokens (N*K, t) and attention (N*K, t, S) or None: each row's history; state: the decoder's.
+    tokens (N*K, t) and attention (N*K, t, S) (local attention: windows, never densified
+    during search) or None: each row's history; state: the decoder's.
     """
 
     sentence: Tensor
@@ -59,7 +62,7 @@ class _Beams(Generic[State]):
     live: Tensor
     scores: Tensor
     tokens: Tensor
-    attention: Tensor | None
+    attention: Weights | None
     state: State
 
     @classmethod
@@ -108,7 +111,7 @@ def beam_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, beam
         return _collect(finished, src_mask, penalty, n_best)
 
 
-def _advance(beams: _Beams[State], scores: Tensor, weights: Tensor | None, length: int,
+def _advance(beams: _Beams[State], scores: Tensor, weights: Weights | None, length: int,
              finished: list[_Finished]) -> _Beams[State] | None:
     """One search step from the step's log-probabilities (N*K, V) and attention (N*K, S):
     finish hypotheses into `finished`, pick the next beams, drop done sentences.
@@ -153,7 +156,7 @@ def _advance(beams: _Beams[State], scores: Tensor, weights: Tensor | None, lengt
 
 
 def _finish(beams: _Beams[State], finish: Tensor, origin: Tensor, token: Tensor, top: Tensor,
-            weights: Tensor | None) -> _Finished:
+            weights: Weights | None) -> _Finished:
     """The candidates where finish (N, C) is True, with their histories."""
     rows = origin[finish]  # (F,)
     sentence = beams.sentence.unsqueeze(1).expand_as(finish)[finish]
@@ -161,12 +164,16 @@ def _finish(beams: _Beams[State], finish: Tensor, origin: Tensor, token: Tensor,
     return _Finished(sentence, tokens, top[finish], _extend(beams.attention, weights, rows))
 
 
-def _extend(history: Tensor | None, weights: Tensor | None, rows: Tensor) -> Tensor | None:
-    """history (R, t, S) of the rows extended, each by its step weights (R, S) -> (R', t+1, S)."""
+def _extend(history: Weights | None, weights: Weights | None, rows: Tensor) -> Weights | None:
+    """history (R, t, S) of the rows extended, each by its step weights (R, S) -> (R', t+1, S);
+    local attention's windows stay windows (start (R, t), weights (R, t, W))."""
     if weights is None:
         return None
-    new = weights[rows].unsqueeze(1)
-    return new if history is None else torch.cat([history[rows], new], 1)
+    new = map_weights(weights, lambda t: t[rows].unsqueeze(1))
+    if history is None:
+        return new
+    return join_weights([map_weights(history, lambda t: t[rows]), new],
+                        lambda ts: torch.cat(ts, 1))
 
 
 def _collect(finished: list[_Finished], src_mask: Tensor, penalty: Penalty,
@@ -180,8 +187,8 @@ def _collect(finished: list[_Finished], src_mask: Tensor, penalty: Penalty,
                 chunk.sentence.tolist(), chunk.tokens.tolist(), chunk.log_prob.tolist(),
                 strict=True)):
             attention = None
-            if chunk.attention is not None:
-                attention = chunk.attention[row, :, : sources[sentence]]
+            if chunk.attention is not None:  # dense (t, S_real): one returned hypothesis
+                attention = row_attention(chunk.attention, row, sources[sentence])
             results[sentence].append(Hypothesis(ids, penalty.score(total, length, attention),
                                                 total, attention))
     # sorted() is stable: equal scores keep the order they were found in, whatever the batch.

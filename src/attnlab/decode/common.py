@@ -1,6 +1,6 @@
 """What greedy and beam search share: the GNMT length penalty, the per-sentence output limit,
-next-token scores (of one model, or an ensemble's), and running a model in eval mode without
-gradients."""
+next-token scores (of one model, or an ensemble's), one hypothesis's dense attention, and
+running a model in eval mode without gradients."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import torch
 from torch import Tensor
 
+from attnlab.attention import Weights, as_dense, map_weights
 from attnlab.data import BOS_ID, PAD_ID
 
 from .protocol import MaxLen, Searchable, State, Switchable
@@ -52,14 +53,25 @@ def next_token_scores(logits: Tensor) -> Tensor:
 
 
 def step_scores(model: Searchable[State], tokens: Tensor, state: State
-                ) -> tuple[Tensor, Tensor | None, State]:
-    """One search step: tokens (R,) -> next-token scores (R, V), attention (R, S) or None, and
-    the next state. The scores are next_token_scores of the model's logits, or what a model
-    that `outputs_log_probs` (an Ensemble: its members' mean) returns as they are."""
+                ) -> tuple[Tensor, Weights | None, State]:
+    """One search step: tokens (R,) -> next-token scores (R, V), attention (R, S) (local
+    attention: WindowWeights) or None, and the next state. The scores are next_token_scores
+    of the model's logits, or what a model that `outputs_log_probs` (an Ensemble: its
+    members' mean) returns as they are."""
     logits, weights, state = model.step(tokens, state)
     if getattr(model, "outputs_log_probs", False):
         return logits, weights, state
     return next_token_scores(logits), weights, state
+
+
+def row_attention(attention: Weights, row: int, source_len: int,
+                  steps: int | None = None) -> Tensor:
+    """One row's dense attention (steps, source_len) out of a search's history attention
+    (R, T, S) or WindowWeights (start (R, T), weights (R, T, W)): its first `steps` target
+    steps (all when None) over its first source_len (real) positions. Search keeps local
+    attention in windows to the end; only a returned hypothesis is densified, here."""
+    picked = map_weights(attention, lambda t: t[row, :steps])
+    return as_dense(picked, source_len)
 
 
 @contextlib.contextmanager

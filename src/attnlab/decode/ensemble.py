@@ -19,10 +19,11 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from attnlab.attention import Weights, as_dense, join_weights
 from attnlab.data import BOS_ID
 from attnlab.models.decoder_base import DecoderOutput
 
-from .common import evaluating, log_probs, next_token_scores
+from .common import evaluating, log_probs, next_token_scores, row_attention
 
 
 @dataclass
@@ -36,12 +37,16 @@ class EnsembleState:
                                    for state in self.members))
 
 
-def mean_attention(weights: Sequence[Tensor | None]) -> Tensor | None:
-    """The mean of the members' attention that is not None (any shape), or None."""
+def mean_attention(weights: Sequence[Weights | None]) -> Weights | None:
+    """The mean of the members' attention that is not None (any shape), or None. One member's
+    windows stay windows; the mean of several local members' windows is no window and is
+    densified (..., S) (so an ensemble of local models over a long source is not linear)."""
     present = [w for w in weights if w is not None]
     if not present:
         return None
-    return torch.stack(present).mean(0)
+    if len(present) == 1:
+        return present[0]
+    return torch.stack([as_dense(w) for w in present]).mean(0)
 
 
 class Ensemble(nn.Module):
@@ -70,8 +75,10 @@ class Ensemble(nn.Module):
         return EnsembleState(tuple(member.start(source, source_mask) for member in self.searchable))
 
     def step(self, tokens: Tensor, state: EnsembleState
-             ) -> tuple[Tensor, Tensor | None, EnsembleState]:
-        scores, weights, states = [], [], []
+             ) -> tuple[Tensor, Weights | None, EnsembleState]:
+        scores: list[Tensor] = []
+        weights: list[Weights | None] = []
+        states = []
         for member, member_state in zip(self.searchable, state.members, strict=True):
             logits, attention, next_state = member.step(tokens, member_state)
             scores.append(next_token_scores(logits))
@@ -114,11 +121,10 @@ def member_attention(ensemble: Ensemble, src: Tensor, src_mask: Tensor,
             for t in range(longest):
                 _, weights, state = member.step(inputs[:, t], state)
                 steps.append(weights)
+            present = [step for step in steps if step is not None]
+            history = (join_weights(present, lambda ts: torch.stack(ts, 1))  # (B, T, ...)
+                       if present and len(present) == len(steps) else None)
             for row, ids in enumerate(tokens):
-                if not steps or steps[0] is None:
-                    found[row].append(None)
-                    continue
-                rows = [step[row, : sources[row]] for step in steps[: len(ids)]]
-                found[row].append(torch.stack(rows) if rows else steps[0].new_zeros(
-                    0, sources[row]))  # (T, S_real)
+                found[row].append(None if history is None else  # (T, S_real)
+                                  row_attention(history, row, sources[row], steps=len(ids)))
     return found

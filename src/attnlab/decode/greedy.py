@@ -5,9 +5,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from attnlab.attention import Weights, join_weights
 from attnlab.data import BOS_ID, EOS_ID
 
-from .common import evaluating, step_limits, step_scores
+from .common import evaluating, row_attention, step_limits, step_scores
 from .penalties import Penalty, resolve_penalty
 from .protocol import Hypothesis, MaxLen, Searchable, State
 
@@ -32,7 +33,8 @@ def greedy_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, ma
         running = torch.ones(batch, dtype=torch.bool, device=src.device)
         lengths = torch.zeros_like(limits)
         log_prob = torch.zeros(batch, device=src.device)  # (B,)
-        outputs, weights = [], []
+        outputs: list[Tensor] = []
+        weights: list[Weights] = []
         for step in range(int(limits.max())):
             scores, attention, state = step_scores(model, tokens, state)  # (B, V)
             tokens = scores.argmax(-1)
@@ -47,18 +49,20 @@ def greedy_search(model: Searchable[State], src: Tensor, src_mask: Tensor, *, ma
             if not running.any():
                 break
         history = torch.stack(outputs, 1)  # (B, T)
-        attention = torch.stack(weights, 1) if weights else None  # (B, T, S)
+        # (B, T, S), or local attention's windows: start (B, T), weights (B, T, W)
+        attention = join_weights(weights, lambda ts: torch.stack(ts, 1)) if weights else None
         return _hypotheses(history, log_prob, lengths, attention, src_mask, penalty)
 
 
-def _hypotheses(tokens: Tensor, log_prob: Tensor, lengths: Tensor, attention: Tensor | None,
+def _hypotheses(tokens: Tensor, log_prob: Tensor, lengths: Tensor, attention: Weights | None,
                 src_mask: Tensor, penalty: Penalty) -> list[Hypothesis]:
     """Cut each row of tokens (B, T) / attention (B, T, S) to its length and real source."""
     sources = src_mask.sum(-1).tolist()
     result = []
     for row, (ids, total, length) in enumerate(
             zip(tokens.tolist(), log_prob.tolist(), lengths.tolist(), strict=True)):
-        weights = None if attention is None else attention[row, :length, : sources[row]]
+        weights = (None if attention is None
+                   else row_attention(attention, row, sources[row], steps=length))
         result.append(Hypothesis(ids[:length], penalty.score(total, length, weights), total,
                                  weights))
     return result

@@ -13,6 +13,8 @@ from typing import Protocol, TypeVar
 
 from torch import Tensor
 
+from attnlab.attention import Weights
+
 State = TypeVar("State", bound="SearchState")
 MaxLen = int | Callable[[int], int]  # a fixed limit, or one computed from the source length
 
@@ -65,6 +67,7 @@ class Searchable(Switchable, Protocol[State]):
         """Encode once: source (B, S, ...) with source_mask (B, S) bool -> the initial state."""
         ...
 
-    def step(self, tokens: Tensor, state: State) -> tuple[Tensor, Tensor | None, State]:
-        """tokens (R,) -> logits (R, V), attention weights (R, S) or None, the next state."""
+    def step(self, tokens: Tensor, state: State) -> tuple[Tensor, Weights | None, State]:
+        """tokens (R,) -> logits (R, V), attention weights (R, S) (or WindowWeights, start
+        (R,) and weights (R, W): local attention) or None, the next state."""
         ...

@@ -2,7 +2,8 @@
 
 A decoder asks `layer(query, memory, step)` and gets an `AttentionOutput` back, whether the
 mechanism is global, local-m/local-p or hard; the memory carries the keys projected once per
-source sentence.
+source sentence. `layer.compact(...)` is the same with local attention's weights as
+WindowWeights: the translation decoders call it, so a long source never costs (B, T, S).
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ class AttentionLayer(nn.Module):
         return Memory(keys, self.mechanism.project_keys(keys), mask)
 
     def forward(self, query: Tensor, memory: Memory, step: int = 0) -> AttentionOutput:
-        """query (B, Tq, Dq) (or (B, Dq)) for target steps step..step+Tq-1 -> AttentionOutput."""
+        """query (B, Tq, Dq) (or (B, Dq)) for target steps step..step+Tq-1 -> AttentionOutput
+        with dense weights (B, Tq, S)."""
         return self.mechanism.attend(query, memory.keys, mask=memory.mask,
                                      projected_keys=memory.projected, first_step=step)
+
+    def compact(self, query: Tensor, memory: Memory, step: int = 0) -> AttentionOutput:
+        """As `forward`, weights in the mechanism's compact form: WindowWeights for local
+        attention (start (B, Tq), weights (B, Tq, 2D + 1)), dense (B, Tq, S) otherwise."""
+        return self.mechanism.attend_compact(query, memory.keys, mask=memory.mask,
+                                             projected_keys=memory.projected, first_step=step)

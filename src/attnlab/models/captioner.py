@@ -25,6 +25,7 @@ from attnlab.attention import (
     HardAttention,
     MovingAverageBaseline,
     ReinforceWeights,
+    as_dense,
     sequence_reinforce_loss,
 )
 
@@ -118,7 +119,7 @@ class ShowAttendTellDecoder(nn.Module):
         """One step for search: tokens (B,) -> logits (B, V), alpha (B, L), new state."""
         features, attended, state = self.run(self.embedding(tokens), state)
         logits: Tensor = self.out(self.dropout(features))
-        return logits, attended.weights, state
+        return logits, as_dense(attended.weights), state  # (B, L): global or hard, dense
 
     def forward(self, tgt_in: Tensor, annotations: Tensor) -> CaptionOutput:
         """Teacher forcing: tgt_in (B, T) = BOS + caption -> CaptionOutput."""
@@ -132,7 +133,7 @@ class ShowAttendTellDecoder(nn.Module):
         attention = AttentionOutput.stack(steps)  # (B, T, ...) fields
         logits = self.out(self.dropout(torch.cat(features, 1)))  # (B, T, V)
         sample = attention.sample
-        return CaptionOutput(logits, attention.weights,
+        return CaptionOutput(logits, as_dense(attention.weights),
                              None if sample is None else sample.log_prob,
                              None if sample is None else sample.entropy)
 

@@ -5,6 +5,8 @@ A decoder offers two ways to run, which must agree (tests check it):
     all_positions(tgt_in (B, T), encoded) -> DecoderOutput       the same at every position
     start(encoded) -> DecoderState; step(tokens (B,), state) -> (logits (B, V), weights, state)
 The step form is what greedy and beam search use; `DecoderState.reorder` follows the beams.
+Weights are dense (B, [T,] S) for global and hard attention and WindowWeights (start (B, [T]),
+weights (B, [T,] 2D + 1)) for local attention; `attnlab.attention.as_dense` reads either.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, replace
 import torch
 from torch import Tensor, nn
 
-from attnlab.attention import AttentionOutput
+from attnlab.attention import AttentionOutput, Weights
 
 from .attention_layer import Memory
 from .rnn import State
@@ -44,11 +46,12 @@ class DecoderState:
 @dataclass
 class DecoderOutput:
     """logits: (N, V) at the N real target positions from `forward`, (B, T, V) from
-    `all_positions`; attention (B, T, S) or None (no-attention decoder); hard_log_prob /
-    hard_entropy (B, T): hard attention's log p(s~_t) and H[alpha_t], else None."""
+    `all_positions`; attention (B, T, S), or WindowWeights for local attention (as_dense reads
+    both), or None (no-attention decoder); hard_log_prob / hard_entropy (B, T): hard
+    attention's log p(s~_t) and H[alpha_t], else None."""
 
     logits: Tensor
-    attention: Tensor | None = None
+    attention: Weights | None = None
     hard_log_prob: Tensor | None = None
     hard_entropy: Tensor | None = None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from attnlab.attention import AttentionOutput
+from attnlab.attention import AttentionOutput, Weights, map_weights
 
 from .attention_layer import AttentionLayer
 from .decoder_base import DecoderOutput, DecoderState, OutputLayer
@@ -76,12 +76,15 @@ class RecurrentDecoder(nn.Module):
 
     def step(
         self, tokens: Tensor, state: DecoderState
-    ) -> tuple[Tensor, Tensor | None, DecoderState]:
-        """One step: tokens (B,) -> logits (B, V), attention weights (B, S) or None, new state."""
+    ) -> tuple[Tensor, Weights | None, DecoderState]:
+        """One step: tokens (B,) -> logits (B, V), attention weights (B, S) (local: windows,
+        start (B,), weights (B, 2D + 1)) or None, new state."""
         embedded = self.dropout(self.embedding(tokens.unsqueeze(1)))  # (B, 1, E)
         features, attention, state = self.run(embedded, state)
         logits = self.output(self.dropout(features)).squeeze(1)
-        return logits, None if attention is None else attention.weights.squeeze(1), state
+        if attention is None:
+            return logits, None, state
+        return logits, map_weights(attention.weights, lambda t: t.squeeze(1)), state
 
 
 class PlainDecoder(RecurrentDecoder):
@@ -131,12 +134,13 @@ class BahdanauDecoder(RecurrentDecoder):
         return DecoderState(self.bridge(backward_first), None, memory)
 
     def run(self, embedded: Tensor, state: DecoderState) -> Run:
-        rnn_state = state.rnn
+        rnn_state, memory = state.rnn, state.memory
+        assert memory is not None  # the source side, which `start` puts there
         outputs: list[Tensor] = []  # s_t, (B, 1, H) each
         steps: list[AttentionOutput] = []
         for t in range(embedded.shape[1]):
             query = top_layer(rnn_state).unsqueeze(1)  # s_{t-1}: (B, 1, H)
-            attended: AttentionOutput = self.attention(query, state.memory, state.step + t)  # c_t
+            attended = self.attention.compact(query, memory, state.step + t)  # c_t
             x = torch.cat([embedded[:, t : t + 1], attended.context], -1)
             output, rnn_state = run_rnn(self.rnn, x, rnn_state)  # s_t: (B, 1, H)
             outputs.append(output)
@@ -176,7 +180,8 @@ class LuongDecoder(RecurrentDecoder):
     def attentional(self, hidden: Tensor, state: DecoderState,
                     step: int) -> tuple[Tensor, AttentionOutput]:
         """hidden (B, T, H) -> h~ (B, T, F) and the AttentionOutput."""
-        attended: AttentionOutput = self.attention(hidden, state.memory, step)
+        assert state.memory is not None  # the source side, which `start` puts there
+        attended = self.attention.compact(hidden, state.memory, step)
         return torch.tanh(self.combine(torch.cat([attended.context, hidden], -1))), attended
 
     def run(self, embedded: Tensor, state: DecoderState) -> Run:

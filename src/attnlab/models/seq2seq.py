@@ -8,7 +8,12 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attnlab.attention import MovingAverageBaseline, ReinforceWeights, sequence_reinforce_loss
+from attnlab.attention import (
+    MovingAverageBaseline,
+    ReinforceWeights,
+    Weights,
+    sequence_reinforce_loss,
+)
 
 from .decoder_base import DecoderOutput, DecoderState
 from .decoders import RecurrentDecoder
@@ -46,8 +51,9 @@ class Seq2Seq(nn.Module):
         return self.decoder.start(self.encode(src, src_mask))
 
     def step(self, tokens: Tensor, state: DecoderState
-             ) -> tuple[Tensor, Tensor | None, DecoderState]:
-        """One target step for search: tokens (B,) -> logits (B, V), weights (B, S), state."""
+             ) -> tuple[Tensor, Weights | None, DecoderState]:
+        """One target step for search: tokens (B,) -> logits (B, V), weights (B, S) (local
+        attention: WindowWeights), state."""
         return self.decoder.step(tokens, state)
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor,

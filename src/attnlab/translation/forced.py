@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from attnlab.data import collate
-from attnlab.decode import evaluating, log_probs
+from attnlab.decode import evaluating, log_probs, row_attention
 from attnlab.models import Seq2Seq
 
 from .corpus import Vocabularies
@@ -64,7 +64,8 @@ def _align_batch(model: Seq2Seq, vocabs: Vocabularies, pairs: list[tuple[list[in
                  texts: list[tuple[str, str]], device) -> list[ForcedAlignment]:
     """One teacher-forced pass over a batch of encoded pairs and their texts."""
     batch = collate(pairs).to(device)
-    out = model.all_positions(batch.src, batch.src_mask, batch.tgt_in)  # attention (B, T, S)
+    # attention (B, T, S), or local attention's windows: densified one pair at a time below
+    out = model.all_positions(batch.src, batch.src_mask, batch.tgt_in)
     if out.attention is None:
         raise ValueError("forced alignment needs a model with attention; this decoder has none")
     # an Ensemble's logits are its members' mean log-probabilities already
@@ -74,7 +75,8 @@ def _align_batch(model: Seq2Seq, vocabs: Vocabularies, pairs: list[tuple[list[in
     found = []
     for row, ((source, target), (source_text, target_text)) in enumerate(
             zip(pairs, texts, strict=True)):
-        weights = to_numpy(out.attention[row, : len(target) + 1, : len(source) + 1])
+        weights = to_numpy(row_attention(out.attention, row, len(source) + 1,
+                                         steps=len(target) + 1))
         labelled = label(vocabs.src, vocabs.tgt, sentence_pieces(vocabs.src, source_text),
                          sentence_pieces(vocabs.tgt, target_text), weights)
         found.append(ForcedAlignment(**vars(labelled), log_prob=totals[row]))

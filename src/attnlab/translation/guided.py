@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor
 
+from attnlab.attention import Weights, as_dense
 from attnlab.errors import ConfigError
 from attnlab.train.config import GuidedAlignmentConfig
 
@@ -111,8 +112,10 @@ class CorpusGuide:
     def __init__(self, config: GuidedAlignmentConfig, links: list[PieceLinks]):
         self.config, self.links = config, links
 
-    def loss(self, attention: Tensor, indices: Sequence[int]) -> Tensor:
-        """weight * L for attention (B, T, S) of the training pairs `indices`."""
+    def loss(self, attention: Weights, indices: Sequence[int]) -> Tensor:
+        """weight * L for attention (B, T, S) of the training pairs `indices` (local
+        attention's windows are densified here: the guide is (B, T, S) too)."""
+        attention = as_dense(attention)
         guide = guide_tensor([self.links[i] for i in indices], attention.shape[1],
                              attention.shape[2], attention.device)
         return self.config.weight * guided_alignment_loss(attention, guide.to(attention.dtype),
