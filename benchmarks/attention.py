@@ -15,6 +15,9 @@
    masked to the window (what a source of at most three windows takes) or window by window.
 6. torch.tanh against attention.ops.fast_tanh (2 sigmoid(2x) - 1) at the shapes attnlab calls it
    at; 10x the repeats of the other sections (each call is short).
+7. Issue 25, through the model: a local-p decoder step (B=16) and a teacher-forced decoder
+   forward (T = n/2) over n = 1024 and 4096 source positions against global attention, with
+   local-p's weights kept as windows and, as before issue 25, dense (attention_decoder.py).
 
 Forward passes under torch.no_grad(); medians over repeated calls. Beside each time of sections
 1-3 and 5: the achieved GFLOP/s (the matrix-product FLOPs of the same call, counted once by
@@ -36,6 +39,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from attention_decoder import decoder_rows
 from attnlab.attention import SCORES, Attention, LocalAttention
 from attnlab.attention.core import masked_softmax
 from attnlab.attention.ops import fast_tanh, gather_rows
@@ -301,6 +305,8 @@ SECTIONS = {
     "short": ("Local attention on short sources: the two routes", short_sources),
     "local-window": ("Local attention near its FLOP bound (issue 14)", local_window),
     "tanh": ("tanh through sigmoid (attention.ops.fast_tanh)", tanh_forms),
+    "decoder": ("Local-p through the decoder (issue 25)",
+                lambda repeats, rate: decoder_rows(repeats, rate, fmt)),
 }
 
 
