@@ -2,7 +2,11 @@
 per key, atomically, and never read when incomplete."""
 
 import gzip
+import hashlib
 import json
+import multiprocessing
+import os
+import time
 
 import numpy as np
 import pytest
@@ -10,7 +14,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnlab.data import BucketBatchSampler, build_vocab, collate
+from attnlab.data import BucketBatchSampler, build_vocab, cache, collate
 from attnlab.data.batching import collate_flat
 from attnlab.data.cache import cache_root, cached_folder
 from attnlab.data.encode import (
@@ -135,7 +139,8 @@ def test_collate_flat_equals_collate(pairs, src_eos, data):
     assert_same_batch(expected, collate_flat(*arrays, indices, src_eos=src_eos))
 
 
-def test_misaligned_files_and_bad_bytes_are_one_sentence(tmp_path, vocabs):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_misaligned_files_and_bad_bytes_are_one_sentence(tmp_path, vocabs, workers):
     src, tgt = write_corpus(tmp_path / "short", targets=TARGETS[:7])
     with pytest.raises(DataError, match=r"has 10 lines but .* has 7: parallel files"):
         list(read_chunks(src, tgt, 3))
@@ -144,7 +149,7 @@ def test_misaligned_files_and_bad_bytes_are_one_sentence(tmp_path, vocabs):
     folder = tmp_path / "store"
     folder.mkdir()
     with pytest.raises(DataError, match=r"train.en line 5: invalid UTF-8"):
-        encode_to_store(folder, src, tgt, vocabs[2], 8, chunk_lines=2)
+        encode_to_store(folder, src, tgt, vocabs[2], 8, chunk_lines=2, workers=workers)
 
 
 def test_fingerprint_follows_what_a_vocabulary_maps(vocabs):
@@ -220,3 +225,50 @@ def test_cache_root_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("ATTNLAB_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
     assert cache_root() == tmp_path / "x" / "attnlab"
+
+
+def build_slowly(parent, log):
+    """One process's cached_folder call whose build takes a while and says it ran."""
+
+    def build(folder):
+        with open(log, "a") as file:
+            file.write("built\n")
+        time.sleep(0.3)
+        counting_build([])(folder)
+
+    cached_folder(parent, "k", build, ready)
+
+
+def test_processes_of_one_machine_build_a_key_once(tmp_path):
+    context = multiprocessing.get_context("fork")
+    log = tmp_path / "log"
+    processes = [context.Process(target=build_slowly, args=(tmp_path / "cache", log))
+                 for _ in range(3)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=60)
+    assert [p.exitcode for p in processes] == [0, 0, 0]
+    assert log.read_text() == "built\n" and ready(tmp_path / "cache" / "k")
+
+
+def test_digests_are_remembered_until_a_file_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE", str(tmp_path / "cache"))
+    hashed = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda *a: hashed.append(1) or real(*a))
+    path = tmp_path / "train.de"
+    path.write_text("abc\n")
+    # Just written: hashed every time (a write in the same clock tick would keep its times).
+    assert cache.file_digest(path) == cache.file_digest(path) == hashlib.sha256(
+        b"abc\n").hexdigest()
+    assert len(hashed) == 2
+    monkeypatch.setattr(cache, "RACY_SECONDS", -1)   # as if written long ago
+    os.utime(path, ns=(10**9, 5 * 10**9))
+    cache.file_digest(path)
+    assert cache.file_digest(path) == hashlib.sha256(b"abc\n").hexdigest()
+    assert len(hashed) == 3
+    path.write_text("abd\n")   # same size, other bytes
+    os.utime(path, ns=(10**9, 6 * 10**9))
+    assert cache.file_digest(path) == hashlib.sha256(b"abd\n").hexdigest()
+    assert len(hashed) == 4

@@ -18,12 +18,15 @@ import json
 import os
 import secrets
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from attnlab.files import writing
+from attnlab.errors import WriteError
+from attnlab.files import atomic_output, writing
 
 CACHE_VARIABLE = "ATTNLAB_CACHE"
+RACY_SECONDS = 2
 
 
 def cache_root() -> Path:
@@ -40,9 +43,30 @@ def cache_dir(kind: str) -> Path:
 
 
 def file_digest(path: str | os.PathLike) -> str:
-    """The SHA-256 of a file's bytes, in hex (about 2 GB/s: a WMT-size corpus in a second)."""
+    """The SHA-256 of a file's bytes, in hex (about 2 GB/s). Remembered in the cache with the
+    file's identity (device, inode, size, modification and change times in ns): a write
+    changes the change time, which no tool sets back, so an unchanged file is not read again.
+    A file changed in the last RACY_SECONDS is hashed each time (a second write within the
+    clock's tick would keep its times)."""
+    path = Path(path)
+    info = path.stat()
+    identity = [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+    memo = cache_dir("digests") / f"{cache_key({'path': str(path.resolve())})}.json"
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        saved = json.loads(memo.read_text(encoding="utf-8"))
+        if saved["identity"] == identity:
+            return str(saved["sha256"])
     with open(path, "rb") as file:
-        return hashlib.file_digest(file, "sha256").hexdigest()
+        digest = hashlib.file_digest(file, "sha256").hexdigest()
+    if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > RACY_SECONDS * 10**9:
+        # A cache that cannot be written costs only the hashing next time.
+        with contextlib.suppress(WriteError):
+            with writing(memo.parent):
+                memo.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_output(memo) as file:
+                file.write(json.dumps({"path": str(path), "identity": identity,
+                                       "sha256": digest}) + "\n")
+    return digest
 
 
 def cache_key(description: dict) -> str:
