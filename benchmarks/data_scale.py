@@ -13,7 +13,9 @@ folder, a tiny Luong model (16-dim, joint 8k BPE, batches of 2,000 tokens, one t
                  from the command's start to its first update
   resume         `attnlab train --resume` of the first run (mid-epoch): the time from the
                  command's start to its next update
-and for each its peak RSS (its own process, measured inside it: workers not included). The
+and for each its peak RSS (its own process, measured inside it: workers not included), also
+just before its first update (the step's activations depend on the first batch drawn), beside
+a baseline start on 2,000 pairs held in memory (what any start costs: imports, model). The
 sampler's batches/s (an epoch's batches computed, then iterated, and collated from the maps)
 is printed beside the updates/s training consumes. Usage:
 
@@ -38,9 +40,21 @@ import yaml
 CHILD = """
 import json, resource, sys
 from attnlab.cli import main
+from attnlab.train import loop
+
+def peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+# The peak before the first update: data, model and optimiser, without the step's activations
+# (which depend on the first batch drawn, not on the corpus's size).
+before = []
+step = loop.Trainer._train_step
+def first_step(self, indices):
+    before.append(before[0] if before else peak())
+    return step(self, indices)
+loop.Trainer._train_step = first_step
 code = main(sys.argv[1:])
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print("PEAK_RSS=" + json.dumps(peak), flush=True)
+print("PEAK_RSS=" + json.dumps([peak(), before[0] if before else None]), flush=True)
 sys.exit(code)
 """
 SYLLABLES = ["an", "be", "chen", "der", "ei", "für", "ge", "hal", "ich", "keit", "lä", "mon",
@@ -89,12 +103,12 @@ def write_corpus(folder: Path, pairs: int, seed: int = 0) -> None:
         write_side(folder / f"{split}.en", targets, rng, words["en"])
 
 
-def config(folder: Path, steps: int) -> Path:
+def config(folder: Path, steps: int, store: str = "memmap") -> Path:
     data = {
         "data": {"dir": str(folder / "corpus"), "train": "train", "valid": "val", "test": "val",
                  "src_lang": "de", "tgt_lang": "en", "vocab": "bpe", "vocab_size": 8000,
                  "joint_vocab": True, "max_len": 100, "batch_size": 2000,
-                 "batch_unit": "tokens", "valid_sentences": 10, "store": "memmap"},
+                 "batch_unit": "tokens", "valid_sentences": 10, "store": store},
         "model": {"encoder": {"embedding_dim": 16, "hidden_dim": 16},
                   "decoder": {"kind": "luong", "embedding_dim": 16, "hidden_dim": 16,
                               "attention": {"score": "general"}}},
@@ -135,9 +149,9 @@ def attnlab_train(args: list[str], run: Path, env: dict) -> dict:
         raise SystemExit(f"attnlab train {' '.join(args)} failed:\n{output}")
     if first_update is None:   # the update and the exit fell between two polls
         first_update = total
-    peak = int(re.findall(r"PEAK_RSS=(\d+)", output)[-1])
+    peak, before = json.loads(re.findall(r"PEAK_RSS=(.+)", output)[-1])
     return {"first_update_s": first_update, "total_s": total, "peak_rss": peak,
-            "output": output}
+            "peak_rss_before_update": before, "output": output}
 
 
 def seconds(output: str, what: str) -> float | None:
@@ -191,17 +205,36 @@ def measure(pairs: int, tmp: str | None) -> dict:
                 "resumed": resumed, "sampler": sampler_rates(store_folder, consumed)}
 
 
-def report(results: list[dict]) -> None:
+def baseline(tmp: str | None) -> dict:
+    """The same command on 2,000 pairs held in memory: what a start costs whatever the data
+    (imports, the model, the optimiser, the first update)."""
+    with tempfile.TemporaryDirectory(prefix="attnlab-data-scale-", dir=tmp) as scratch:
+        folder = Path(scratch)
+        write_corpus(folder / "corpus", 2000)
+        env = {**os.environ, "ATTNLAB_CACHE": str(folder / "cache"), "OMP_NUM_THREADS": "1"}
+        run = attnlab_train([str(config(folder, 3, "memory")), "--run", str(folder / "a")],
+                            folder / "a", env)
+        run.pop("output")
+        return run
+
+
+def report(results: list[dict], base: dict) -> None:
     gib = 2**30
-    print("| pairs | text | vocab (once) | encode (once) | store on disk | peak RSS: first start"
-          " / second start / resume | second start: to first update | resume: to next update"
-          " |")
-    print("|---|---|---|---|---|---|---|---|")
+    kinds = ("first", "second", "resumed")
+    print("| pairs | text | vocab (once) | encode (once) | store on disk | second start: to "
+          "first update | resume: to next update |")
+    print("|---|---|---|---|---|---|---|")
     for r in results:
-        rss = " / ".join(f"{r[k]['peak_rss'] / gib:.2f}" for k in ("first", "second", "resumed"))
         print(f"| {r['pairs']:,} | {r['text_bytes'] / gib:.2f} GiB | {r['vocab_s']:.0f} s | "
-              f"{r['encode_s']:.0f} s | {r['store_bytes'] / gib:.2f} GiB | {rss} GiB | "
+              f"{r['encode_s']:.0f} s | {r['store_bytes'] / gib:.2f} GiB | "
               f"{r['second']['first_update_s']:.1f} s | {r['resumed']['first_update_s']:.1f} s |")
+    print("\n| pairs | peak RSS, first start / second start / resume | of which before the "
+          "first update |")
+    print("|---|---|---|")
+    for r in results:
+        whole = " / ".join(f"{r[k]['peak_rss'] / gib:.2f}" for k in kinds)
+        before = " / ".join(f"{r[k]['peak_rss_before_update'] / gib:.2f}" for k in kinds)
+        print(f"| {r['pairs']:,} | {whole} GiB | {before} GiB |")
     print("\n| pairs | batches/epoch | epoch computed | sampler batches/s | collated from the "
           "maps, batches/s | training consumes, batches/s | sampler / training |")
     print("|---|---|---|---|---|---|---|")
@@ -213,9 +246,13 @@ def report(results: list[dict]) -> None:
     if len(results) > 1:
         low, high = results[0], results[-1]
         for kind in ("second", "resumed"):
-            ratio = high[kind]["peak_rss"] / low[kind]["peak_rss"]
+            ratios = [high[kind][key] / low[kind][key]
+                      for key in ("peak_rss", "peak_rss_before_update")]
             print(f"\npeak RSS, {kind} start, {high['pairs']:,} vs {low['pairs']:,} pairs: "
-                  f"{ratio:.2f}x")
+                  f"{ratios[0]:.2f}x (before the first update {ratios[1]:.2f}x)")
+    print(f"\nbaseline, 2,000 pairs in memory: {base['first_update_s']:.1f} s to the first "
+          f"update, peak RSS {base['peak_rss'] / gib:.2f} GiB "
+          f"({base['peak_rss_before_update'] / gib:.2f} before it)")
     for r in results:
         print(f"\n{r['pairs']:,} pairs: corpus generated in {r['generate_s']:.0f} s; the "
               f"first start took {r['first']['total_s']:.0f} s in all, the resumed command "
@@ -229,16 +266,18 @@ def main() -> None:
                         "system's temporary folder)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
+    base = baseline(args.tmp)
     results = []
     for pairs in args.pairs:
         print(f"{pairs:,} pairs ...", file=sys.stderr, flush=True)
         results.append(measure(pairs, args.tmp))
-    report(results)
+    report(results, base)
     if args.json:
         for r in results:
             for kind in ("first", "second", "resumed"):
                 r[kind].pop("output")
-        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps({"baseline": base, "results": results},
+                                              indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from attnlab.data.encode import (
     vocab_fingerprint,
 )
 from attnlab.data.store import MANIFEST, PairStore, is_complete
-from attnlab.errors import DataError
+from attnlab.errors import DataError, WriteError
 
 FAST = settings(max_examples=30, deadline=None)
 FIELDS = ("src", "src_mask", "src_lengths", "tgt_in", "tgt_out", "tgt_mask")
@@ -272,3 +272,10 @@ def test_digests_are_remembered_until_a_file_changes(tmp_path, monkeypatch):
     os.utime(path, ns=(10**9, 6 * 10**9))
     assert cache.file_digest(path) == hashlib.sha256(b"abd\n").hexdigest()
     assert len(hashed) == 4
+
+
+def test_an_unwritable_cache_is_one_sentence_naming_the_variable(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("in the way")
+    with pytest.raises(WriteError, match=r"cannot write .*file/pairs.*set ATTNLAB_CACHE"):
+        cached_folder(blocker / "pairs", "k", counting_build([]), ready)

@@ -83,7 +83,7 @@ def cached_folder(parent: Path, key: str, build: Callable[[Path], None],
     final = parent / key
     if ready(final):
         return final, False
-    with writing(parent):
+    with _writing_cache(parent):
         parent.mkdir(parents=True, exist_ok=True)
     with _locked(parent / f"{key}.lock"):
         if ready(final):   # built by another process while this one waited
@@ -91,7 +91,7 @@ def cached_folder(parent: Path, key: str, build: Callable[[Path], None],
         _remove_leftovers(parent, key)
         # Not mkdtemp's private 0700 folder: a cache shared by a team is read by all of them.
         scratch = parent / f"{key}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-        with writing(scratch):
+        with _writing_cache(scratch):
             scratch.mkdir()
         try:
             build(scratch)
@@ -108,6 +108,17 @@ def cached_folder(parent: Path, key: str, build: Callable[[Path], None],
             raise
         _sync_folder(parent, files=False)
     return final, True
+
+
+@contextlib.contextmanager
+def _writing_cache(path: Path) -> Iterator[None]:
+    """An OSError in the block as one WriteError sentence that says how to move the cache."""
+    try:
+        with writing(path):
+            yield
+    except WriteError as error:
+        raise WriteError(f"{error}; or set {CACHE_VARIABLE} to put attnlab's cache "
+                         f"elsewhere") from None
 
 
 def _remove_leftovers(parent: Path, key: str) -> None:
@@ -127,7 +138,7 @@ def _locked(path: Path) -> Iterator[None]:
     except ImportError:   # not a POSIX system: builds may race, and the rename settles it
         yield
         return
-    with writing(path), open(path, "a") as file:
+    with _writing_cache(path), open(path, "a") as file:
         fcntl.flock(file, fcntl.LOCK_EX)
         try:
             yield

@@ -30,10 +30,15 @@ BATCH_UNITS = ("sentences", "tokens")
 
 
 class Permutations(Protocol):
-    """One epoch's source of random orders (made from the seed and the epoch), drawn twice:
+    """One epoch's source of random orders (made from a seed and an epoch), drawn twice:
     the examples' order, then the batches'."""
 
     def permutation(self, n: int) -> np.ndarray: ...
+
+
+def index_dtype(n: int) -> type:
+    """int32 for the indices of fewer than 2**31 examples (half the memory of int64)."""
+    return np.int32 if n < 2**31 else np.int64
 
 
 class Pcg64Order:
@@ -47,16 +52,17 @@ class Pcg64Order:
         self.bits = np.random.PCG64(np.random.SeedSequence(entropy))
 
     def permutation(self, n: int) -> np.ndarray:
-        """A uniform random order of range(n), (n,) int64: sort random keys whose low bits are
-        the index itself, so no two keys tie and any sorting algorithm gives this order."""
+        """A uniform random order of range(n), (n,) of index_dtype(n): sort random keys whose
+        low bits are the index itself, so no two keys tie and any sort gives this order."""
         low = max(n - 1, 1).bit_length()
         mask = np.uint64((1 << low) - 1)
         keys = self.bits.random_raw(n)
         keys &= ~mask
-        keys |= np.arange(n, dtype=np.uint64)
+        for start in range(0, n, 2**20):   # a million at a time: no second (n,) array
+            keys[start:start + 2**20] |= np.arange(start, min(start + 2**20, n), dtype=np.uint64)
         keys.sort()
         keys &= mask
-        return keys.view(np.int64)   # every value is below 2**63
+        return keys.astype(index_dtype(n))
 
 
 class PythonOrder:
@@ -70,7 +76,7 @@ class PythonOrder:
     def permutation(self, n: int) -> np.ndarray:
         order = list(range(n))
         self.rng.shuffle(order)
-        return np.array(order, dtype=np.int64)
+        return np.array(order, dtype=index_dtype(n))
 
 
 # How an epoch's examples and batches are shuffled; a checkpoint names the one it used.
@@ -188,7 +194,7 @@ class BucketBatchSampler:
     def _make_batches(self, epoch: int) -> EpochBatches:
         n = self.num_examples
         if not self.shuffle:
-            examples = sort_pools(np.arange(n), self._keys, max(n, 1))
+            examples = sort_pools(np.arange(n, dtype=index_dtype(n)), self._keys, max(n, 1))
             starts = self._cut(examples, max(n, 1))
             return EpochBatches(examples, starts, np.arange(len(starts) - 1))
         source = ORDERS[self.order](self.seed, epoch)
@@ -219,15 +225,13 @@ class BucketBatchSampler:
 
 def sort_keys(lengths) -> list[np.ndarray]:
     """Per example, most significant first: the longest side, then each side (so equal keys
-    mean equal padding); each (N,) int32, as a length beyond 2**31 tokens is not a sentence."""
-    table = np.asarray(lengths)   # not copied when it is already an integer array
+    mean equal padding); each (N,) int32, as a length beyond 2**31 tokens is not a sentence.
+    An int32 array's columns are kept as views (not copied), so it must not change later."""
+    table = np.asarray(lengths)
     if not len(table):
         return [np.zeros(0, dtype=np.int32)] * 2
-    if table.dtype.kind not in "iu":
-        table = table.astype(np.int64)
-    table = table.reshape(len(table), -1)
-    return [table.max(axis=1).astype(np.int32),
-            *(table[:, column].astype(np.int32) for column in range(table.shape[1]))]
+    table = table.reshape(len(table), -1).astype(np.int32, copy=False)
+    return [table.max(axis=1), *(table[:, column] for column in range(table.shape[1]))]
 
 
 def token_cuts(longest: np.ndarray, start: int, end: int, budget: int) -> np.ndarray:
