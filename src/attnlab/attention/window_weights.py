@@ -1,8 +1,8 @@
 """Local attention's weights as windows: W = 2D + 1 consecutive source positions per query,
 never a dense (..., S) row until a reader asks for one.
 
-    weights = WindowWeights(start, weights, source_len)  # start (*R), weights (*R, W)
-    weights.dense()                                      # (*R, S), exactly 0 outside windows
+    weights = WindowWeights(start, weights, source_len)  # start (R...), weights (R..., W)
+    weights.dense()                                      # (R..., S), exactly 0 outside windows
     as_dense(weights, source_len)                        # the same for dense weights too
 
 Decoders keep local attention in this form (training, greedy and beam search), so a long
@@ -23,9 +23,9 @@ from torch import Tensor
 class WindowWeights:
     """Attention weights over windows of consecutive source positions.
 
-    start (*R) long: the source position of each window's first slot, round(p_t) - D; it may
+    start (R...) long: the source position of each window's first slot, round(p_t) - D; it may
     lie before 0 or the window may run past the end, where the slots hold weight 0.
-    weights (*R, W): the weights of positions start, ..., start + W - 1.
+    weights (R..., W): the weights of positions start, ..., start + W - 1.
     source_len: S, the source positions (padding included) the windows lie in.
     R are the leading axes, e.g. (B, T) for a target or (B,) for one decoder step.
     """
@@ -40,7 +40,7 @@ class WindowWeights:
         return int(self.weights.shape[-1])
 
     def positions(self) -> Tensor:
-        """(*R, W) the source position of every slot (not clamped: may lie outside [0, S))."""
+        """(R..., W) the source position of every slot (not clamped: may lie outside [0, S))."""
         slots = torch.arange(self.width, device=self.start.device)
         return self.start.unsqueeze(-1) + slots
 
@@ -57,7 +57,7 @@ class WindowWeights:
                    parts[0].source_len)
 
     def dense(self, source_len: int | None = None) -> Tensor:
-        """(*R, S) weights, exactly 0 outside each window; `source_len` cuts (or pads with
+        """(R..., S) weights, exactly 0 outside each window; `source_len` cuts (or pads with
         zeros) to another length, e.g. a sentence's real positions. Differentiable."""
         length = self.source_len if source_len is None else source_len
         dense = self.weights.new_zeros(*self.weights.shape[:-1], length)
@@ -71,7 +71,7 @@ class WindowWeights:
 
     @classmethod
     def from_dense(cls, dense: Tensor, start: Tensor, width: int) -> WindowWeights:
-        """The windows of dense weights (*R, S) that are 0 outside them: start (*R) long."""
+        """The windows of dense weights (R..., S) that are 0 outside them: start (R...) long."""
         length = dense.shape[-1]
         positions = start.unsqueeze(-1) + torch.arange(width, device=start.device)
         inside = (positions >= 0) & (positions < length)
