@@ -90,16 +90,8 @@ def collate(
     src, src_mask = _pad(sources, pad_id)                                  # (B, S)
     tgt_in, tgt_mask = _pad([[BOS_ID, *map(int, tgt)] for _, tgt in examples], pad_id)  # (B, T)
     tgt_out, _ = _pad([[*map(int, tgt), EOS_ID] for _, tgt in examples], pad_id)        # (B, T)
-    return Batch(
-        src=src,
-        src_mask=src_mask,
-        src_lengths=src_mask.sum(dim=1),
-        tgt_in=tgt_in,
-        tgt_out=tgt_out,
-        tgt_mask=tgt_mask,
-        num_target_tokens=int(tgt_mask.sum()),
-        indices=list(range(len(examples))) if indices is None else [int(i) for i in indices],
-    )
+    return _batch(src, src_mask, tgt_in, tgt_out, tgt_mask,
+                  list(range(len(examples))) if indices is None else [int(i) for i in indices])
 
 
 def collate_flat(
@@ -120,16 +112,15 @@ def collate_flat(
     src_ids, src_mask = _pad_flat(*src, rows, None, EOS_ID if src_eos else None, pad_id)
     tgt_in, tgt_mask = _pad_flat(*tgt, rows, BOS_ID, None, pad_id)      # (B, T)
     tgt_out, _ = _pad_flat(*tgt, rows, None, EOS_ID, pad_id)            # (B, T)
-    return Batch(
-        src=src_ids,
-        src_mask=src_mask,
-        src_lengths=src_mask.sum(dim=1),
-        tgt_in=tgt_in,
-        tgt_out=tgt_out,
-        tgt_mask=tgt_mask,
-        num_target_tokens=int(tgt_mask.sum()),
-        indices=rows.tolist(),
-    )
+    return _batch(src_ids, src_mask, tgt_in, tgt_out, tgt_mask, rows.tolist())
+
+
+def _batch(src: torch.Tensor, src_mask: torch.Tensor, tgt_in: torch.Tensor,
+           tgt_out: torch.Tensor, tgt_mask: torch.Tensor, indices: list[int]) -> Batch:
+    """A Batch of padded (B, S) and (B, T) tensors, with the lengths and counts they imply."""
+    return Batch(src=src, src_mask=src_mask, src_lengths=src_mask.sum(dim=1), tgt_in=tgt_in,
+                 tgt_out=tgt_out, tgt_mask=tgt_mask, num_target_tokens=int(tgt_mask.sum()),
+                 indices=indices)
 
 
 def _pad_flat(tokens: np.ndarray, offsets: np.ndarray, rows: np.ndarray, first: int | None,
