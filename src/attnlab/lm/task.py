@@ -44,7 +44,7 @@ def sentence_loss(model: nn.Module, batch: TextBatch) -> LossOutput:
     """Per-token NLL of a batch (and its sum and token count, for perplexity)."""
     nll = batch_nll(model, batch)
     tokens = batch.num_target_tokens
-    return LossOutput(nll / max(tokens, 1), float(nll.detach()), tokens)
+    return LossOutput(nll / max(tokens, 1), nll.detach(), tokens)
 
 
 def text_nll(model: nn.Module, sentences: list[list[int]], batch_size: int) -> tuple[float, int]:

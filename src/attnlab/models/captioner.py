@@ -51,7 +51,7 @@ class CaptionLoss:
     real target tokens; penalty: the batch's mean doubly stochastic term (0 when unused)."""
 
     loss: Tensor
-    nll_sum: float
+    nll_sum: Tensor  # detached, on the model's device
     tokens: int
     penalty: float = 0.0
 
@@ -197,7 +197,7 @@ class Captioner(nn.Module):
                 penalty = doubly_stochastic_penalty(out.attention, tgt_mask).mean()
                 per_caption = per_caption + self.doubly_stochastic * penalty
         loss = per_caption * tgt_mask.shape[0] / max(tokens, 1)
-        nll_sum = float(token_nll.detach().sum())
+        nll_sum = token_nll.detach().sum()  # stays on the device: read at log time
         return CaptionLoss(loss, nll_sum, tokens, float(penalty.detach()))
 
 

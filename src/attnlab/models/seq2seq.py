@@ -23,10 +23,11 @@ from .encoder import EncoderOutput
 @dataclass
 class TranslationLoss:
     """loss: the scalar to minimise (per target token); nll_sum: summed token negative
-    log-likelihood (for perplexity); tokens: real target tokens."""
+    log-likelihood (for perplexity), a detached scalar left on the model's device (no wait for
+    it in the step); tokens: real target tokens."""
 
     loss: Tensor
-    nll_sum: float
+    nll_sum: Tensor
     tokens: int
 
 
@@ -80,7 +81,7 @@ class Seq2Seq(nn.Module):
         log_probs = F.log_softmax(out.logits, dim=-1)  # once: the NLL and the smoothing share it
         nll = -log_probs.gather(1, tgt_out[tgt_mask].unsqueeze(1)).squeeze(1)  # (N,)
         tokens = nll.shape[0]
-        nll_sum = float(nll.detach().sum())
+        nll_sum = nll.detach().sum()
         if self.reinforce is None or self.baseline is None or not self.training:
             # label smoothing as in F.cross_entropy: (1 - eps) NLL + eps * mean_c(-log p_c)
             smoothing = -log_probs.mean(-1) if label_smoothing else 0.0

@@ -34,12 +34,13 @@ class LossOutput:
     """One batch's training loss.
 
     loss: scalar tensor to backpropagate (usually nll_sum / tokens, plus any regulariser);
-    nll_sum: summed negative log-likelihood of the target tokens, for the logged per-token loss;
+    nll_sum: summed negative log-likelihood of the target tokens, for the logged per-token loss:
+    a detached scalar tensor (read from the device only when the loop logs) or a float;
     tokens: the number of target tokens nll_sum covers.
     """
 
     loss: torch.Tensor
-    nll_sum: float
+    nll_sum: float | torch.Tensor
     tokens: int
 
 

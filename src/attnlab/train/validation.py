@@ -22,8 +22,9 @@ def validation_nll(loss: Callable[[nn.Module, Batch], LossOutput], model: nn.Mod
     """Summed NLL and target-token count of `loss(model, batch)` over the batches, each moved
     to the model's device first (teacher forcing; call with the model in eval mode)."""
     device = next(model.parameters()).device
-    nll, tokens = 0.0, 0
+    nll: float | torch.Tensor = 0.0  # summed on the device, read once at the end
+    tokens = 0
     for batch in batches:
         result = loss(model, batch.to(device))
         nll, tokens = nll + result.nll_sum, tokens + result.tokens
-    return nll, tokens
+    return float(nll), tokens
