@@ -27,10 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default="de-en",
         help=f"source-target languages, from {', '.join(multi30k.LANGUAGES)} (default: de-en)",
     )
-    fetch.add_argument(
-        "--from", dest="from_dir", metavar="DIR", help="copy a local copy of the files instead"
-    )
-    fetch.add_argument("--base-url", default=multi30k.DEFAULT_URL, help="download from here")
+    add_source_options(fetch, multi30k.DEFAULT_URL)
     fetch.set_defaults(func=run_multi30k)
     add_long_parser(datasets)
     add_rwth_parser(datasets)
@@ -55,6 +52,14 @@ def run_multi30k(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_source_options(parser: argparse.ArgumentParser, default_url: str,
+                       files: str = "the files") -> None:
+    """A downloader's --from DIR (a local copy instead) and --base-url."""
+    parser.add_argument("--from", dest="from_dir", metavar="DIR",
+                        help=f"copy a local copy of {files} instead")
+    parser.add_argument("--base-url", default=default_url, help="download from here")
+
+
 def add_rwth_parser(datasets: argparse._SubParsersAction) -> None:
     gold = datasets.add_parser(
         "rwth-gold",
@@ -65,9 +70,7 @@ def add_rwth_parser(datasets: argparse._SubParsersAction) -> None:
         "checksum are kept.",
     )
     gold.add_argument("--dest", required=True, help="directory for the two files")
-    gold.add_argument("--from", dest="from_dir", metavar="DIR",
-                      help="copy a local copy of the files instead")
-    gold.add_argument("--base-url", default=rwth.DEFAULT_URL, help="download from here")
+    add_source_options(gold, rwth.DEFAULT_URL)
     gold.set_defaults(func=run_rwth)
 
 
@@ -90,9 +93,7 @@ def add_wmt_news_parser(datasets: argparse._SubParsersAction) -> None:
         "with the right checksum are kept.",
     )
     news.add_argument("--dest", required=True, help="directory for the .gz files")
-    news.add_argument("--from", dest="from_dir", metavar="DIR",
-                      help="copy a local copy of the {set}.{de,en}.gz files instead")
-    news.add_argument("--base-url", default=wmt_news.DEFAULT_URL, help="download from here")
+    add_source_options(news, wmt_news.DEFAULT_URL, "the {set}.{de,en}.gz files")
     news.set_defaults(func=run_wmt_news)
 
 

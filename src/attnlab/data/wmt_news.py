@@ -111,9 +111,10 @@ def fetch_wmt_news(dest: str | os.PathLike, *, base_url: str = DEFAULT_URL,
     """
     dest = Path(dest)
     names = [f"{name}.gz" for name in TEXT_SHA256]
+    in_place = from_dir is not None and Path(from_dir).resolve() == dest.resolve()
     if from_dir is not None:
-        _check_local_copy(Path(from_dir), names)
-    missing = [name for name in names if not _good(dest / name)]
+        _check_local_copy(Path(from_dir), names)   # every file read and checked once
+    missing = [] if in_place else [name for name in names if not _good(dest / name)]
     with writing(dest):
         dest.mkdir(parents=True, exist_ok=True)
         if from_dir is not None:
@@ -149,8 +150,6 @@ def _check_local_copy(directory: Path, names: list[str]) -> None:
 
 
 def _copy(source: Path, dest: Path, names: list[str]) -> None:
-    if source.resolve() == dest.resolve():
-        return  # used in place
     with ExitStack() as renames:  # every file renamed into place together, at the end
         for name in names:
             with open(source / name, "rb") as stream:
