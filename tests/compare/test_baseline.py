@@ -40,3 +40,17 @@ def test_a_kept_result_is_read_not_computed_again(tmp_path, monkeypatch):
 def test_a_suite_without_rwth_scores_has_no_aligner_line(tmp_path):
     records = [{"name": "bahdanau", "seed": 1, "alignments": [{"name": "dates", "aer": 0.2}]}]
     assert aligner_baseline(load_suite("dates"), tmp_path, RunOptions(), records) is None
+
+
+def test_the_aligner_reads_a_member_scored_on_the_gold_not_the_first_member(tmp_path, monkeypatch):
+    # The mechanisms suite lists no attention first: its run has no attention, so no gold is
+    # found for it, and the report said "the RWTH gold was not found" beside members' AER.
+    records = [{"name": "no-attention", "seed": 1, "alignments": []}, *RECORDS]
+
+    def load_run(path, *args, **kwargs):
+        raise Loaded(str(path))
+
+    monkeypatch.setattr(attnlab.translation, "load_run", load_run)
+    with pytest.raises(Loaded) as loaded:
+        aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), records)
+    assert loaded.value.args[0] == str(tmp_path / "bahdanau" / "seed-2")

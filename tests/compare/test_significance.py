@@ -17,6 +17,7 @@ from attnlab.compare.significance import (
     Spread,
     aer_pair_test,
     finding_sentence,
+    seed_split,
     seed_verdict,
     spread,
     text_pair_test,
@@ -243,3 +244,21 @@ def test_finding_sentences():
 def test_rule_is_one_plain_sentence():
     assert RULE.endswith(".") and RULE.count(". ") == 0
     assert "strict majority" in RULE and "p < 0.05" in RULE and "lower" in RULE
+
+
+def test_seeds_that_disagree_are_said_to_disagree():
+    # local-p against general, 2 seeds: significantly better in one, worse in the other. The
+    # sentence used to read "no significant difference (2 of 2 seeds significant)".
+    results = [result(3.0, 0.001), result(-4.0, 0.001)]
+    verdict, split = seed_verdict(results), seed_split(results)
+    assert verdict == ("=", 0, 2) and split == (1, 1)
+    assert (finding_sentence("local-p", "general", "BLEU", verdict, split=split)
+            == "no consistent difference between local-p and general on BLEU (the seeds "
+               "disagree: local-p significantly better in 1, worse in 1, of 2 seeds, p < 0.05)")
+    # one direction only: the counting sentence stays
+    one_way = [result(1.0, 0.01), result(0.1, 0.4), result(0.2, 0.5)]
+    assert seed_split(one_way) == (1, 0)
+    assert (finding_sentence("X", "Y", "BLEU", seed_verdict(one_way), split=seed_split(one_way))
+            == "no significant difference between X and Y on BLEU "
+               "(1 of 3 seeds significant at p < 0.05)")
+    assert seed_split([result(-0.05, 0.001, "aer")] * 2, lower_is_better=True) == (2, 0)

@@ -45,8 +45,11 @@ def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> d
 
     from .layout import seed_dir
 
-    # Any member's run gives the data and the vocabulary: they are the same in every member.
-    run = load_run(seed_dir(directory, records[0]["name"], records[0].get("seed", 1)))
+    # A member scored on the RWTH gold gives the data (the same in every member); not simply
+    # the first member, which is often the no-attention baseline that has no gold to find.
+    scored = next(r for r in records
+                  if any(a["name"].startswith("RWTH") for a in r.get("alignments") or []))
+    run = load_run(seed_dir(directory, scored["name"], scored.get("seed", 1)))
     gold = rwth_gold_for_run(run, options.rwth)
     if gold is None:
         return {"label": "statistical aligner (eflomal)", "aer": None,

@@ -169,8 +169,9 @@ def _significance_html(tests: list[PairTest], records: list[dict]) -> str:
     tables = "".join(html_table(matrix(tests, records, metric)) for metric in metrics)
     return ("<h2>Is the difference real?</h2><p>Every pair of members, seed k against seed k "
             "on the same test sentences. In each table the row's member against the column's: "
-            "&gt; k/N: significantly better (p &lt; 0.05) in k of N seeds; &lt;: worse; =: no "
-            "significant difference in a majority of seeds (for AER and perplexity, better "
+            "&gt; k/N: significantly better (p &lt; 0.05) in k of N seeds; &lt;: worse; = k/N: "
+            "neither in a majority of seeds, k of N seeds without a significant difference "
+            "(the rest disagree) (for AER and perplexity, better "
             f"means lower).</p>{tables}<details><summary>Every pair in words</summary>"
             f"{html_table(rows)}</details>")
 
@@ -370,7 +371,8 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
     if tests:
         lines += ["", "Pairwise, seed k against seed k on the same test sentences (row against "
                   "column; > k/N: significantly better, p < 0.05, in k of N seeds; <: worse; "
-                  "=: no significant difference; for AER lower is better):"]
+                  "= k/N: neither in a majority of seeds, k of N seeds without a significant "
+                  "difference (the rest disagree); for AER lower is better):"]
         for metric in dict.fromkeys(test.metric for test in tests):
             lines += ["", markdown_table(matrix(tests, records, metric))]
     if missing:

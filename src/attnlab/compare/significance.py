@@ -220,16 +220,34 @@ def seed_verdict(results: Sequence[PairResult], alpha: float = 0.05,
     return ("=", n - len(significant), n)
 
 
+def seed_split(results: Sequence[PairResult], alpha: float = 0.05,
+               lower_is_better: bool = False) -> tuple[int, int]:
+    """(seeds where A is significantly better, seeds where it is significantly worse)."""
+    sign = -1.0 if lower_is_better else 1.0
+    significant = [r for r in results if r.significant(alpha) and r.difference != 0]
+    better = sum(1 for r in significant if sign * r.difference > 0)
+    return better, len(significant) - better
+
+
 def finding_sentence(label_a: str, label_b: str, metric_name: str,
-                     verdict: tuple[str, int, int], alpha: float = 0.05) -> str:
+                     verdict: tuple[str, int, int], alpha: float = 0.05,
+                     split: tuple[int, int] | None = None) -> str:
     """The report's sentence for a seed_verdict, e.g. "Bahdanau > no attention on BLEU (p < 0.05
     in 3 of 3 seeds)", or "no significant difference between X and Y on chrF (1 of 3 seeds
-    significant at p < 0.05)" (">" reads "better than", also where lower is better)."""
+    significant at p < 0.05)" (">" reads "better than", also where lower is better).
+
+    split: (seeds where A is significantly better, seeds where it is significantly worse), as
+    seed_split gives; when both happen, an "=" says the seeds disagree rather than counting
+    significant seeds, which would read as if A and B were apart."""
     direction, k, n = verdict
     seeds = "seed" if n == 1 else "seeds"
     if direction in (">", "<"):
         return (f"{label_a} {direction} {label_b} on {metric_name} "
                 f"(p < {alpha:g} in {k} of {n} {seeds})")
+    if direction == "=" and split is not None and split[0] and split[1]:
+        return (f"no consistent difference between {label_a} and {label_b} on {metric_name} "
+                f"(the seeds disagree: {label_a} significantly better in {split[0]}, worse in "
+                f"{split[1]}, of {n} {seeds}, p < {alpha:g})")
     if direction == "=":
         return (f"no significant difference between {label_a} and {label_b} on {metric_name} "
                 f"({n - k} of {n} {seeds} significant at p < {alpha:g})")
@@ -237,4 +255,4 @@ def finding_sentence(label_a: str, label_b: str, metric_name: str,
 
 
 __all__ = ["METHODS", "RULE", "PairResult", "Spread", "aer_pair_test", "finding_sentence",
-           "seed_verdict", "spread", "text_pair_test"]
+           "seed_split", "seed_verdict", "spread", "text_pair_test"]

@@ -17,6 +17,7 @@ from .significance import (
     PairResult,
     aer_pair_test,
     finding_sentence,
+    seed_split,
     seed_verdict,
     text_pair_test,
 )
@@ -150,8 +151,10 @@ def test_pair(a: dict, b: dict | None, metric: str, labels: dict[str, str],
     if not results:
         return None
     verdict = seed_verdict(results, ALPHA, lower_is_better=lower)
+    split = seed_split(results, ALPHA, lower_is_better=lower)
     return PairTest(a["name"], name_b, metric, *verdict,
-                    finding_sentence(a["label"], label_b, metric, verdict, ALPHA), results, how)
+                    finding_sentence(a["label"], label_b, metric, verdict, ALPHA, split),
+                    results, how)
 
 
 def matrix(tests: list[PairTest], records: list[dict], metric: str) -> list[list[str]]:
