@@ -63,6 +63,7 @@ import torch
 from torch import Tensor
 
 from attnlab.attention import LocalAttention
+from attnlab.attention.window_weights import as_dense
 from attnlab.data import Batch, collate
 from attnlab.models import Seq2Seq, build_model
 from attnlab.train import seed_everything
@@ -156,7 +157,7 @@ def add_global_argmax(examples: Examples, global_run: TrainedRun) -> None:
     for chunk, batch in examples.batches(64):
         with torch.no_grad():
             out = global_run.model.all_positions(batch.src, batch.src_mask, batch.tgt_in)
-        argmax = out.attention.argmax(-1).float()  # (B, T, S) -> (B, T)
+        argmax = as_dense(out.attention, batch.src.shape[1]).argmax(-1).float()  # (B, T)
         for b, (_, tgt_ids) in enumerate(examples.encoded[chunk]):
             row = argmax[b, : len(tgt_ids) + 1].numpy().copy()
             row[-1] = math.nan  # the </s> step is left out, as for the gold
@@ -206,10 +207,12 @@ def forced(model: Seq2Seq, local: LocalAttention | None, examples: Examples,
         out_p.append(p[real].numpy())
         out_ref.append(ref[real].numpy())
         out_len.append(lengths.unsqueeze(1).expand_as(real)[real].numpy())
-        out_argmax.append(out.attention.argmax(-1)[real].float().numpy())
-        out_mass.append(out.attention.sum(-1)[real].numpy())
+        # local attention returns window weights since the window kernels: dense (B, T, S) here
+        attention = as_dense(out.attention, batch.src.shape[1])
+        out_argmax.append(attention.argmax(-1)[real].float().numpy())
+        out_mass.append(attention.sum(-1)[real].numpy())
         eos = (lengths.long() - 1).view(-1, 1, 1).expand(-1, steps, 1)  # (B, T, 1)
-        out_eos.append(out.attention.gather(-1, eos).squeeze(-1)[real].numpy())
+        out_eos.append(attention.gather(-1, eos).squeeze(-1)[real].numpy())
         out_step.append(torch.arange(steps).expand_as(real)[real].float().numpy())
     return {
         "p": np.concatenate(out_p), "ref": np.concatenate(out_ref),
@@ -350,7 +353,7 @@ def plot(run: TrainedRun, examples: Examples, local: LocalAttention, count: int,
         with torch.no_grad(), watched(local) as calls:
             out = run.model.all_positions(batch.src, batch.src_mask, batch.tgt_in)
         p = joined(calls)[0].numpy()
-        weights = out.attention[0].numpy()  # (T, S)
+        weights = as_dense(out.attention, batch.src.shape[1])[0].numpy()  # (T, S)
         steps = np.arange(len(p))
         ax.imshow(weights.T, origin="lower", aspect="auto", cmap="Greys", vmin=0, vmax=1)
         ax.fill_between(steps, np.round(p) - local.window - 0.5, np.round(p) + local.window + 0.5,
