@@ -50,19 +50,28 @@ def _translation(suite: Suite, records: list[dict]) -> list[str]:
 
 
 def _aer_lines(records: list[dict]) -> list[str]:
-    """Per gold set, the members' AER best first (the attention as an aligner)."""
+    """Per gold set, the members' AER best first (the attention as an aligner). A member scored
+    on fewer of the gold's pairs (a sentence over its max_len left out, which renames the gold
+    set) is ranked with the others and says how many pairs it had."""
+    groups: dict[str, list[tuple[float, str, int | None]]] = {}
+    for record in records:
+        for alignment in record.get("alignments") or []:
+            if alignment.get("aer") is not None:
+                groups.setdefault(_gold_short_name(alignment["name"]), []).append(
+                    (alignment["aer"], record["label"], alignment.get("pairs")))
     lines = []
-    names = dict.fromkeys(a["name"] for r in records for a in r.get("alignments") or [])
-    for name in names:
-        scored = sorted((a["aer"], r["label"]) for r in records
-                         for a in r.get("alignments") or [] if a["name"] == name
-                         and a.get("aer") is not None)
-        if scored:
-            short = "RWTH gold" if name.startswith("RWTH") else \
-                "the dates gold" if "dates" in name else name
-            lines.append(f"AER on {short}, best first: " + ", ".join(
-                f"{label} {value:.3f}" for value, label in scored) + ".")
+    for short, scored in groups.items():
+        most = max((pairs or 0) for _, _, pairs in scored)
+        lines.append(f"AER on {short}, best first: " + ", ".join(
+            f"{label} {value:.3f}" + (f" (on {pairs} of {most} pairs)"
+                                      if pairs is not None and pairs < most else "")
+            for value, label, pairs in sorted(scored)) + ".")
     return lines
+
+
+def _gold_short_name(name: str) -> str:
+    return ("RWTH gold" if name.startswith("RWTH") else
+            "the dates gold" if "dates" in name else name.split(";")[0])
 
 
 def _length_line(record: dict) -> str:
