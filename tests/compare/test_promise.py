@@ -221,6 +221,7 @@ MAKE_DATA = {
     "captioning": "attnlab data shapes --dest data/shapes",
     "dates": "attnlab data dates --dest data/dates",
     "lstmn": "attnlab data multi30k --dest data/multi30k",
+    "lstmn-converge": "attnlab data multi30k --dest data/multi30k",
     "mechanisms": "attnlab data multi30k --dest data/multi30k",
     "news-alignment": "attnlab data wmt-news --dest data/wmt-news-deen && attnlab align --src "
                       "data/wmt-news-deen/train.de.gz --tgt data/wmt-news-deen/train.en.gz "
