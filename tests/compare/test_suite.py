@@ -94,6 +94,23 @@ def test_suite_mistakes_are_one_sentence(here, changes, message):
     assert str(path) in str(error.value)
 
 
+def test_a_users_suite_names_shipped_configs_by_name(here):
+    # a file beside the suite comes first; else the shipped config of that name
+    path = write_suite(here, members=[{"name": "a", "config": "dates-bahdanau"},
+                                      {"name": "b", "config": "multi30k-bahdanau.yaml"},
+                                      {"name": "c", "config": "../configs/dates-bahdanau.yaml"}])
+    members = load_suite(str(path)).members
+    assert [m.config for m in members] == [config_path("dates-bahdanau").resolve(),
+                                           config_path("multi30k-bahdanau").resolve(),
+                                           (here.parent / "configs" / "dates-bahdanau.yaml")
+                                           .resolve()]
+    beside = here / "mine"
+    beside.mkdir()
+    (beside / "dates-bahdanau.yaml").write_text(config_path("dates-bahdanau").read_text())
+    path = write_suite(beside, members=[{"name": "a", "config": "dates-bahdanau.yaml"}])
+    assert load_suite(str(path)).members[0].config == (beside / "dates-bahdanau.yaml").resolve()
+
+
 def test_a_bad_override_names_the_suite_and_member_before_training(here, tmp_path):
     path = write_suite(here, set={"train.lrr": 1})
     suite = load_suite(str(path))

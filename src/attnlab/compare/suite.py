@@ -307,9 +307,7 @@ def _members(entries, path: Path) -> list[Member]:
         name = str(entry["name"])
         if not name or "/" in name or name.startswith(".") or name in {m.name for m in members}:
             raise ConfigError(f"{where}: name {name!r} must be a unique plain folder name")
-        config = (path.parent / entry["config"]).resolve()
-        if not config.is_file():
-            raise ConfigError(f"{where} ({name}): config not found: {config}")
+        config = _member_config(str(entry["config"]), path, f"{where} ({name})")
         minutes_of = entry.get("minutes_of")
         if minutes_of is not None and minutes_of not in {m.name for m in members}:
             raise ConfigError(f"{where} ({name}): minutes_of must name an earlier member, got "
@@ -317,6 +315,19 @@ def _members(entries, path: Path) -> list[Member]:
         members.append(Member(name, str(entry.get("label", name)), config,
                               dict(entry.get("set") or {}), minutes_of, entry.get("paper_row")))
     return members
+
+
+def _member_config(entry: str, suite_path: Path, where: str) -> Path:
+    """A member's config: a file beside the suite (or an absolute path), else a shipped config
+    of that name (`config: multi30k-bahdanau`), so a user's own suite needs no copies."""
+    config = (suite_path.parent / entry).resolve()
+    if config.is_file():
+        return config
+    bare = entry.removesuffix(".yaml")
+    if len(Path(entry).parts) == 1 and bare in configs.config_names():
+        return (configs.FOLDER / f"{bare}.yaml").resolve()
+    raise ConfigError(f"{where}: config not found: {config} (nor a shipped config of that "
+                      f"name: attnlab config list shows them)")
 
 
 def _check_keys(data: dict, allowed: set[str], where: str) -> None:
