@@ -57,6 +57,25 @@ def test_a_finished_member_with_another_config_is_refused_before_anything_trains
     assert not (out / "plain").exists()
 
 
+def test_a_run_an_older_attnlab_wrote_with_a_null_device_is_not_a_difference(
+        tmp_path, dates_dir, capsys):
+    # train.device None was what "auto" is now; the mechanisms and lstmn runs of an earlier
+    # version were refused with "train.device: None there, 'auto' now"
+    out, suite = tmp_path / "out", suite_file(tmp_path, dates_dir, steps=(10, 10))
+    edit_member(suite, "bahdanau", **{"train.device": "auto"})   # the default of today
+    assert main(["compare", str(suite), "--dir", str(out), "--only", "bahdanau",
+                 "--quiet"]) == 0
+    stored = out / "bahdanau" / "seed-1" / "config.json"
+    config = json.loads(stored.read_text())
+    config["train"]["device"] = None
+    stored.write_text(json.dumps(config))
+    weights = out / "bahdanau" / "seed-1" / "last"
+    before = {p: p.stat().st_mtime_ns for p in weights.rglob("*")}
+    assert main(["compare", str(suite), "--dir", str(out), "--only", "bahdanau",
+                 "--quiet"]) == 0, capsys.readouterr().err
+    assert {p: p.stat().st_mtime_ns for p in weights.rglob("*")} == before   # not retrained
+
+
 def test_every_random_seed_of_a_member_is_compared(tmp_path, dates_dir, capsys):
     out, suite = tmp_path / "out", suite_file(tmp_path, dates_dir, steps=(10, 10))
     assert main(["compare", str(suite), "--dir", str(out), "--only", "plain", "--seeds", "2",

@@ -138,6 +138,8 @@ class TrainConfig:
                               "to compare with")
         if self.max_steps is None and self.max_epochs is None and self.max_minutes is None:
             raise ConfigError("train needs a budget: set max_steps, max_epochs or max_minutes")
+        if self.device is None:   # an older run's config: None meant what auto means now
+            self.device = "auto"
         if self.device is not None:
             try:
                 check_device_name(self.device)
