@@ -23,8 +23,7 @@ def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
     """{"label", "aer", "pairs", "papers": {label: AER}} for a German-English translation suite
     whose members were scored on the RWTH gold; None otherwise. {"label", "aer": None,
     "reason"} when the aligner cannot run here (eflomal not installed)."""
-    if suite.task != "translation" or not any(
-            a["name"].startswith("RWTH") for r in records for a in r.get("alignments") or []):
+    if suite.task != "translation" or not any(map(_scored_on_rwth, records)):
         return None
     cached = directory / CACHE
     if cached.is_file():
@@ -37,6 +36,10 @@ def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
     return result
 
 
+def _scored_on_rwth(record: dict) -> bool:
+    return any(a["name"].startswith("RWTH") for a in record.get("alignments") or [])
+
+
 def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> dict:
     from attnlab.translation import load_run
     from attnlab.translation.aligner import aligner_aer
@@ -47,8 +50,7 @@ def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> d
 
     # A member scored on the RWTH gold gives the data (the same in every member); not simply
     # the first member, which is often the no-attention baseline that has no gold to find.
-    scored = next(r for r in records
-                  if any(a["name"].startswith("RWTH") for a in r.get("alignments") or []))
+    scored = next(filter(_scored_on_rwth, records))
     run = load_run(seed_dir(directory, scored["name"], scored.get("seed", 1)))
     gold = rwth_gold_for_run(run, options.rwth)
     if gold is None:

@@ -208,16 +208,13 @@ def seed_verdict(results: Sequence[PairResult], alpha: float = 0.05,
         raise ValueError("seed_verdict needs the results of at least one seed.")
     if len({result.metric for result in results}) > 1:
         raise ValueError(f"results of different metrics: {sorted({r.metric for r in results})}")
-    sign = -1.0 if lower_is_better else 1.0
-    significant = [r for r in results if r.significant(alpha) and r.difference != 0]
-    better = sum(1 for r in significant if sign * r.difference > 0)
-    worse = len(significant) - better
+    better, worse = seed_split(results, alpha, lower_is_better)
     n = len(results)
     if 2 * better > n:
         return (">", better, n)
     if 2 * worse > n:
         return ("<", worse, n)
-    return ("=", n - len(significant), n)
+    return ("=", n - better - worse, n)
 
 
 def seed_split(results: Sequence[PairResult], alpha: float = 0.05,

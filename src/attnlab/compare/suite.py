@@ -325,7 +325,7 @@ def _member_config(entry: str, suite_path: Path, where: str) -> Path:
         return config
     bare = entry.removesuffix(".yaml")
     if len(Path(entry).parts) == 1 and bare in configs.config_names():
-        return (configs.FOLDER / f"{bare}.yaml").resolve()
+        return configs.config_path(bare).resolve()
     raise ConfigError(f"{where}: config not found: {config} (nor a shipped config of that "
                       f"name: attnlab config list shows them)")
 

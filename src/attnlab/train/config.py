@@ -140,11 +140,10 @@ class TrainConfig:
             raise ConfigError("train needs a budget: set max_steps, max_epochs or max_minutes")
         if self.device is None:   # an older run's config: None meant what auto means now
             self.device = "auto"
-        if self.device is not None:
-            try:
-                check_device_name(self.device)
-            except ValueError as error:
-                raise ConfigError(f"train.device {error}") from None
+        try:
+            check_device_name(self.device)
+        except ValueError as error:
+            raise ConfigError(f"train.device {error}") from None
         if self.precision == "fp16" and self.device == "cpu":
             raise ConfigError(FP16_ON_CPU)
 
