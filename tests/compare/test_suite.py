@@ -6,6 +6,7 @@ import json
 import pytest
 import yaml
 
+from attnlab import configs
 from attnlab.cli import main
 from attnlab.compare import RunOptions, load_suite, shipped_suites
 from attnlab.compare.runner import check_suite, member_config
@@ -137,9 +138,11 @@ def test_compare_help_explains_suites_only_and_report(capsys):
     with pytest.raises(SystemExit):
         main(["compare", "--help"])
     text = capsys.readouterr().out
-    for word in ("mechanisms", "bottleneck", "lstmn", "captioning", "--only", "--report",
-                 "--scale", "resumes"):
+    for word in ("--only", "--report", "--scale", "resumes"):
         assert word in text
+    for name in configs.suite_names():   # every shipped suite, each with its summary line
+        assert f"- {name}: " in text, name
+    assert "news-alignment: Attention as alignment nearer the gold's domain" in text
 
 
 def test_training_cost_reads_updates_minutes_and_the_validation_curve(tmp_path):

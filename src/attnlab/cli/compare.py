@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 
 DESCRIPTION = """\
 Reproduce one of the claims of the attention papers (as surveyed in Lilian Weng's "Attention?
@@ -11,19 +12,10 @@ Attention!", 2018): train every member of a SUITE (the same data, vocabulary set
 number of updates for each) as an ordinary run directory DIR/<member>, score it, and write
 DIR/report.html (self-contained) and DIR/results.md.
 
-Suites (shipped with attnlab; `attnlab config show NAME` prints one; or give your own
-suite YAML file):
+Suites (shipped with attnlab; `attnlab config show NAME` prints one, with the command that
+makes its data; or give your own suite YAML file):
 
-- mechanisms: no attention, Bahdanau, Luong dot/general/concat/location, local-m, local-p
-  (Luong et al. 2015, Table 4, at CPU scale)
-- bottleneck: no attention vs Bahdanau vs Luong general on Multi30k joined into long
-  examples (Bahdanau et al. 2015, Fig. 2); make the data first with
-  attnlab data multi30k-long
-- lstmn: LSTMN vs LSTM language models at equal parameters, equal updates and equal wall
-  time (Cheng et al. 2016)
-- captioning: soft vs hard attention on the shapes data (Xu et al. 2015)
-- dates: every mechanism on the dates task, whose gold alignments are known: are attention
-  weights alignments?
+{suites}
 
 Rerunning the same command skips finished members and resumes an interrupted one from its
 last checkpoint. Before anything trains, every run already in DIR (finished or not) is checked
@@ -35,13 +27,26 @@ into the report.
 """
 
 
+def describe_suites() -> str:
+    """One line per shipped suite, from its file's first comment line, so the list is never
+    behind the suites."""
+    from attnlab import configs
+
+    return "\n".join(textwrap.fill(f"{name}: {configs.summary(configs.suite_path(name))}",
+                                    width=92, initial_indent="- ", subsequent_indent="  ")
+                      for name in configs.suite_names())
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from attnlab import configs
+
     parser = subparsers.add_parser(
         "compare", help="train a suite of models and compare them in one report",
-        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=DESCRIPTION.format(suites=describe_suites()),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", metavar="SUITE",
-                        help="a suite name (mechanisms, bottleneck, lstmn, captioning, dates) or a "
-                        "suite YAML file")
+                        help=f"a suite name ({', '.join(configs.suite_names())}) or a suite YAML "
+                        "file")
     parser.add_argument("--dir", required=True, metavar="DIR",
                         help="where the members' run directories and the report go")
     parser.add_argument("--only", metavar="NAME", help="run this member only")
