@@ -6,6 +6,8 @@ import argparse
 import sys
 import textwrap
 
+from attnlab import configs
+
 DESCRIPTION = """\
 Reproduce one of the claims of the attention papers (as surveyed in Lilian Weng's "Attention?
 Attention!", 2018): train every member of a SUITE (the same data, vocabulary settings, seed and
@@ -27,25 +29,22 @@ into the report.
 """
 
 
-def describe_suites() -> str:
+def describe_suites(names: list[str]) -> str:
     """One line per shipped suite, from its file's first comment line, so the list is never
     behind the suites."""
-    from attnlab import configs
-
     return "\n".join(textwrap.fill(f"{name}: {configs.summary(configs.suite_path(name))}",
                                     width=92, initial_indent="- ", subsequent_indent="  ")
-                      for name in configs.suite_names())
+                      for name in names)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from attnlab import configs
-
+    suites = configs.suite_names()
     parser = subparsers.add_parser(
         "compare", help="train a suite of models and compare them in one report",
-        description=DESCRIPTION.format(suites=describe_suites()),
+        description=DESCRIPTION.format(suites=describe_suites(suites)),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", metavar="SUITE",
-                        help=f"a suite name ({', '.join(configs.suite_names())}) or a suite YAML "
+                        help=f"a suite name ({', '.join(suites)}) or a suite YAML "
                         "file")
     parser.add_argument("--dir", required=True, metavar="DIR",
                         help="where the members' run directories and the report go")
