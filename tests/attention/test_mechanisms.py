@@ -5,7 +5,6 @@ import pytest
 import torch
 
 from attnlab.attention import (
-    MECHANISMS,
     SCORES,
     Attention,
     HardAttention,
@@ -14,9 +13,11 @@ from attnlab.attention import (
     ScoreDims,
     build_mechanism,
     build_score,
+    mechanism_class,
     score_class,
 )
 from attnlab.attention.scores import unmet_need
+from attnlab.models import AttentionConfig
 
 from .problems import SAME_DIM_SCORES
 
@@ -73,7 +74,12 @@ def test_the_mechanisms_table_builds_each_kind_around_the_score(name, kind):
     assert (out.sample is not None) == (name == "hard")
     if kind is LocalAttention:
         assert mechanism.predictive == (name == "local-p")
-    assert set(MECHANISMS) == {"global", "local-m", "local-p", "hard"}
+    # what it is, asked of the module, of its class before one is built, and of a config
+    assert mechanism_class(name) is kind
+    assert mechanism.samples == kind.samples == (out.sample is not None)
+    assert mechanism.local == kind.local == (name in ("local-m", "local-p"))
+    config = AttentionConfig(mechanism=name, window=2 if mechanism.local else None)
+    assert (config.hard, config.local) == (mechanism.samples, mechanism.local)
 
 
 def test_an_unknown_mechanism_is_refused_by_name():

@@ -10,7 +10,7 @@ from attnlab.decode import greedy_search
 from attnlab.errors import ConfigError
 from attnlab.models import AttentionConfig, DecoderConfig, ModelConfig, build_model
 
-from .variants import FIRST_WORD, SMALL, V, translation_model
+from .variants import FIRST_WORD, MAX_SRC_LEN, SMALL, V, translation_model
 
 NAMES = [
     "none", "bahdanau-additive", "bahdanau-general-local-p", "bahdanau-additive-hard",
@@ -89,6 +89,7 @@ def test_dot_score_with_mismatched_sizes_is_a_config_error():
         build_model(config, 10, 10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["bahdanau-additive", "luong-feed-dot"])
 def test_learns_to_reverse_sequences(name):
     """End to end: reversal of 3-6 random tokens is learned in a few hundred steps."""
@@ -137,3 +138,13 @@ def test_loss_is_label_smoothed_cross_entropy_over_the_real_positions(name):
     loss = model.loss(packed, tgt_out, tgt_mask, label_smoothing=0.1)
     torch.testing.assert_close(loss.loss, expected)
     assert loss.tokens == int(tgt_mask.sum())
+
+
+def test_the_model_says_how_long_a_source_it_can_read():
+    # a location score addresses the positions it was built for; the other scores any number
+    assert tiny("luong-nofeed-location").max_source_length == MAX_SRC_LEN
+    assert tiny("bahdanau-additive").max_source_length is None
+    assert tiny("none").max_source_length is None
+    config = ModelConfig(decoder=DecoderConfig(attention=AttentionConfig(score="location",
+                                                                         max_len=12)))
+    assert build_model(config, V, V, max_src_len=30).max_source_length == 12

@@ -51,6 +51,9 @@ class ToyTask:
     """Sequences of 3-8 tokens; `interrupt_at`: send SIGINT to ourselves in that loss call;
     `metrics`: scripted validation values of "score" (one per validation)."""
 
+    run_files = ()  # it keeps no files in the run directory
+    guides_attention = False
+
     def __init__(self, *, seed=0, dim=8, vocab_size=11, num_examples=48, batch_size=4,
                  dropout=0.2, interrupt_at=None, metrics=None, images=False):
         generator = torch.Generator().manual_seed(seed)
@@ -98,6 +101,9 @@ class ToyTask:
 
     def signature(self):
         return {"model": "ToyModel", "dim": self.dim, "vocab_size": self.vocab_size}
+
+    def save_files(self, directory):
+        pass  # no run_files
 
 
 def parameters(model) -> dict[str, torch.Tensor]:

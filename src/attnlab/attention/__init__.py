@@ -23,8 +23,8 @@ from .hard import (
     sequence_reinforce_loss,
 )
 from .local import LocalAttention, WindowedAttention
-from .mechanisms import MECHANISMS, MechanismOptions, build_mechanism
-from .scores import SCORES, Score, ScoreDims, build_score, score_class
+from .mechanisms import MECHANISMS, MechanismOptions, build_mechanism, mechanism_class
+from .scores import SCORES, Score, ScoreDims, build_score, max_positions, score_class
 from .self_attention import CausalSelfAttention, causal_mask
 from .window_weights import Weights, WindowWeights, as_dense, join_weights, map_weights
 
@@ -55,6 +55,8 @@ __all__ = [
     "join_weights",
     "map_weights",
     "masked_softmax",
+    "max_positions",
+    "mechanism_class",
     "reinforce_loss",
     "score_class",
     "sequence_reinforce_loss",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import torch
 from torch import Tensor, nn
@@ -104,7 +104,21 @@ def resolve_score(score: Score | str, dims: dict[str, Any]) -> Score:
 
 class Mechanism(nn.Module):
     """Base of Attention, LocalAttention and HardAttention: checks inputs once, then hands a
-    (B, Tq, Dq) query to `attend_sequence`. Each has a `score` (a submodule, or a property)."""
+    (B, Tq, Dq) query to `attend_sequence`. Each has a `score` (a submodule, or a property).
+
+    What a mechanism is, asked of it (or of its class, before one is built): `samples`, whether
+    training draws the attended position (hard attention: its weights are a distribution the
+    context is sampled from, and training needs REINFORCE); `local`, whether it attends
+    within a window around a source position (local-m, local-p: it reads a sequence left to
+    right, not an image grid).
+    """
+
+    samples: ClassVar[bool] = False
+    local: ClassVar[bool] = False
+
+    def set_eval_mode(self, mode: Literal["expectation", "argmax"]) -> None:
+        """How a mechanism that samples reads in eval mode (see HardAttention); the others
+        read one way only and ignore it."""
 
     if TYPE_CHECKING:
         @property

@@ -33,6 +33,8 @@ class HardAttention(Mechanism):
     likely key (`eval_mode="argmax"`).
     """
 
+    samples = True
+
     def __init__(self, score: Score | str, *, expectation_prob: float = 0.5,
                  eval_mode: Literal["expectation", "argmax"] = "expectation",
                  **dims: int | float | None):
@@ -41,16 +43,20 @@ class HardAttention(Mechanism):
             raise ValueError(
                 f"HardAttention: expectation_prob must be in [0, 1], got {expectation_prob}"
             )
-        if eval_mode not in ("expectation", "argmax"):
-            raise ValueError(
-                f"HardAttention: eval_mode must be 'expectation' or 'argmax', got {eval_mode!r}"
-            )
+        self.set_eval_mode(eval_mode)
         self.soft = Attention(score, **dims)  # the alpha it samples from
-        self.expectation_prob, self.eval_mode = expectation_prob, eval_mode
+        self.expectation_prob = expectation_prob
 
     @property
     def score(self) -> Score:
         return self.soft.score
+
+    def set_eval_mode(self, mode: Literal["expectation", "argmax"]) -> None:
+        if mode not in ("expectation", "argmax"):
+            raise ValueError(
+                f"HardAttention: eval_mode must be 'expectation' or 'argmax', got {mode!r}"
+            )
+        self.eval_mode = mode
 
     def attend_sequence(self, query: Tensor, keys: Tensor, values: Tensor,
                         key_mask: Tensor | None, projected_keys: Tensor,

@@ -70,6 +70,7 @@ class LocalAttention(Mechanism):
     """
 
     score: Score
+    local = True
     fp32_submodules = ("position_v",)  # one output (p_t's gate): nothing for int8 to speed up
     chunk_elements = 1 << 22  # gathered window elements per chunk of queries (16 MiB in fp32)
     dense_up_to = 3  # sources of at most 3 windows (3 (2D + 1) keys) are scored whole

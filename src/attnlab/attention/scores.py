@@ -51,6 +51,8 @@ class Score(nn.Module):
     windows_are_dots: ClassVar[bool] = False
     # submodules int8 inference must leave in fp32 (attnlab.models.quantize asks every module)
     fp32_submodules: ClassVar[tuple[str, ...]] = ()
+    # the key positions it can address (location: its max_len); None = any number
+    max_len: int | None = None
 
     def __init__(self, query_dim: int, key_dim: int):
         super().__init__()
@@ -220,6 +222,7 @@ class Location(Score):
 
     name = "location"
     needs_max_len = True
+    max_len: int
 
     def __init__(self, query_dim: int, key_dim: int, max_len: int | None):
         problem = unmet_need(Location, ScoreDims(query_dim, key_dim, max_len=max_len))
@@ -249,6 +252,14 @@ class Location(Score):
     def window(self, query: Tensor, projected_keys: Tensor, positions: Tensor) -> Tensor:
         logits: Tensor = self.position_logits(query)  # (B, Tq, max_len)
         return logits.gather(-1, positions)  # (B, Tq, W)
+
+
+def max_positions(module: nn.Module) -> int | None:
+    """The most key positions every score inside `module` can address (the smallest max_len of
+    its `location` scores), or None when its scores take any number."""
+    limits = [score.max_len for score in module.modules()
+              if isinstance(score, Score) and score.max_len is not None]
+    return min(limits, default=None)
 
 
 SCORES: dict[str, type[Score]] = {

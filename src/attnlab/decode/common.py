@@ -59,7 +59,7 @@ def step_scores(model: Searchable[State], tokens: Tensor, state: State
     of the model's logits, or what a model that `outputs_log_probs` (an Ensemble: its
     members' mean) returns as they are."""
     logits, weights, state = model.step(tokens, state)
-    if getattr(model, "outputs_log_probs", False):
+    if model.outputs_log_probs:
         return logits, weights, state
     return next_token_scores(logits), weights, state
 

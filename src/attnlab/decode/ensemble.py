@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from attnlab.attention import Weights, as_dense, join_weights
+from attnlab.attention import Weights, as_dense, join_weights, max_positions
 from attnlab.data import BOS_ID
 from attnlab.models.decoder_base import DecoderOutput
 
@@ -65,6 +65,12 @@ class Ensemble(nn.Module):
         if not members:
             raise ValueError("an ensemble needs at least one member")
         self.members = nn.ModuleList(members)
+
+    @property
+    def max_source_length(self) -> int | None:
+        """The most source positions (EOS included) every member can read, or None when any
+        length can be read (see Seq2Seq.max_source_length)."""
+        return max_positions(self)
 
     @property
     def searchable(self) -> list[Any]:

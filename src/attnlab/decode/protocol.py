@@ -60,8 +60,13 @@ class Switchable(Protocol):
 
 
 class Searchable(Switchable, Protocol[State]):
-    """A model search can run. One whose `step` returns log-probabilities rather than logits
-    (an Ensemble) says so with a class attribute `outputs_log_probs = True`."""
+    """A model search can run. `outputs_log_probs`: whether `step` (and teacher forcing)
+    returns log-probabilities rather than logits; a class attribute of every model, True for
+    an Ensemble (its members' mean log-probabilities), False for the models that compute
+    logits."""
+
+    @property
+    def outputs_log_probs(self) -> bool: ...
 
     def start(self, source: Tensor, source_mask: Tensor) -> State:
         """Encode once: source (B, S, ...) with source_mask (B, S) bool -> the initial state."""

@@ -66,6 +66,7 @@ class LanguageModelTask:
     text, or none left after the length filter, is a DataError naming the file."""
 
     run_files = VOCAB_FILES
+    guides_attention = False  # train.guided_alignment is translation's
 
     def __init__(self, config: LMRunConfig, run_dir: str | Path | None, *, log=print):
         self.config, data = config, config.data

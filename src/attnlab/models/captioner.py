@@ -22,7 +22,6 @@ from torch import Tensor, nn
 
 from attnlab.attention import (
     AttentionOutput,
-    HardAttention,
     MovingAverageBaseline,
     ReinforceWeights,
     as_dense,
@@ -145,6 +144,8 @@ class Captioner(nn.Module):
     moving-average baseline; otherwise the NLL plus `doubly_stochastic` times the penalty.
     """
 
+    outputs_log_probs = False  # step returns logits (attnlab.decode.Searchable)
+
     def __init__(self, encoder: ImageEncoder, decoder: ShowAttendTellDecoder, *,
                  reinforce: ReinforceWeights | None = None, doubly_stochastic: float = 0.0):
         super().__init__()
@@ -204,6 +205,4 @@ class Captioner(nn.Module):
 def set_hard_decoding(model: Captioner, mode: Literal["expectation", "argmax"]) -> None:
     """How a hard-attention model reads in eval mode: "expectation" (the soft expectation, as
     in Xu et al.'s code) or "argmax" (only the most likely location). Soft models ignore it."""
-    mechanism = model.decoder.attention.mechanism
-    if isinstance(mechanism, HardAttention):
-        mechanism.eval_mode = mode
+    model.decoder.attention.mechanism.set_eval_mode(mode)

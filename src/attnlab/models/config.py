@@ -11,7 +11,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Literal
 
-from attnlab.attention import MECHANISMS, score_class
+from attnlab.attention import MECHANISMS, mechanism_class, score_class
 from attnlab.config import at_least, fraction, positive
 
 
@@ -26,9 +26,6 @@ def _mechanism_name(name: object) -> None:
         close = difflib.get_close_matches(str(name), list(MECHANISMS), n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"choose from {', '.join(MECHANISMS)}"
         raise ValueError(f"unknown mechanism {name!r}; {hint}")
-
-
-LOCAL = ("local-m", "local-p")
 
 
 @dataclass
@@ -49,25 +46,34 @@ class AttentionConfig:
     lambda_e: float = 0.0  # hard: weight of the entropy bonus
 
     def __post_init__(self) -> None:
-        if self.mechanism in LOCAL and self.window is None:
+        if self.local and self.window is None:
             raise ValueError(f"mechanism {self.mechanism} needs window (its half-width D, "
                              f"e.g. window: 10)")
-        if self.mechanism not in LOCAL and self.window is not None:
+        if not self.local and self.window is not None:
             raise ValueError(f"window is the half-width of local-m and local-p; mechanism "
                              f"{self.mechanism} has none (drop window, or set mechanism: "
                              f"local-m or local-p)")
 
+    # What the mechanism is, for the decisions made before a model is built; asked of its class
+    # (attnlab.attention.Mechanism), as a built model asks its module.
     @property
     def hard(self) -> bool:
-        return self.mechanism == "hard"
+        """The mechanism samples the attended position (hard attention, trained by
+        REINFORCE)."""
+        return mechanism_class(self.mechanism).samples
+
+    @property
+    def local(self) -> bool:
+        """The mechanism attends within a window (local-m, local-p)."""
+        return mechanism_class(self.mechanism).local
 
     def describe(self) -> str:
         """The score and mechanism in a few words: "additive, global", "general, local-p
         (D=10)", "dot, hard (REINFORCE)"; what every report, card, page and log says."""
-        if self.mechanism in LOCAL:
+        if self.local:
             return f"{self.score}, {self.mechanism} (D={self.window})"
-        if self.mechanism == "hard":
-            return f"{self.score}, hard (REINFORCE)"
+        if self.hard:
+            return f"{self.score}, {self.mechanism} (REINFORCE)"
         return f"{self.score}, {self.mechanism}"
 
 
@@ -153,7 +159,7 @@ class CaptionAttentionConfig(AttentionConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.mechanism in LOCAL:
+        if self.local:
             raise ValueError(f"mechanism {self.mechanism} reads a sequence from left to right; "
                              f"an image grid takes mechanism global or hard")
         if self.hard and self.doubly_stochastic:

@@ -7,6 +7,8 @@ from typing import Protocol
 
 from torch import Tensor, nn
 
+from attnlab.attention import max_positions
+
 
 @dataclass
 class ReaderOutput:
@@ -66,6 +68,12 @@ class LanguageModel(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.reader = reader
         self.output = nn.Linear(hidden_dim, vocab_size)
+
+    @property
+    def max_source_length(self) -> int | None:
+        """The most positions (BOS included) the model can read, or None when any length can
+        be read: an LSTMN's `location` score addresses only the positions it was built for."""
+        return max_positions(self)
 
     def forward(self, inputs: Tensor, mask: Tensor) -> LanguageModelOutput:
         read = self.read(inputs, mask)

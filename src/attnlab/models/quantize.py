@@ -8,16 +8,18 @@ routes before choosing (benchmarks/decode_speed.py prints the speed and BLEU of 
 torchao 0.18's int8 dynamic config runs ~36x slower than fp32 on this CPU without
 torch.compile, and its weight-only config slower than fp32.
 
-Each module says what must stay fp32: `fp32_submodules` names (as attributes) the submodules
-its code reads the weights of rather than calling them (the additive score's v, the fused LSTMN
-layers) and its one-output layers (gates), where int8 has nothing to speed up. They and
-everything inside them stay fp32.
+Each module concerned says what must stay fp32 (it is a `KeepsFP32`): `fp32_submodules` names
+(as attributes) the submodules its code reads the weights of rather than calling them (the
+additive score's v, the fused LSTMN layers) and its one-output layers (gates), where int8 has
+nothing to speed up. They and everything inside them stay fp32. Every Score declares it (()
+by default), as do LocalAttention, the LSTMN and the captioner's decoder.
 """
 
 from __future__ import annotations
 
 import copy
 import warnings
+from typing import Protocol, runtime_checkable
 
 import torch
 from torch import nn
@@ -25,10 +27,17 @@ from torch import nn
 QUANTIZABLE = (nn.Linear, nn.GRU, nn.LSTM)
 
 
+@runtime_checkable
+class KeepsFP32(Protocol):
+    """A module that names (as its attributes) the submodules int8 must leave in fp32."""
+
+    fp32_submodules: tuple[str, ...]
+
+
 def fp32_names(model: nn.Module) -> list[str]:
     """Qualified names of the submodules that the modules of `model` ask to keep in fp32."""
     return [f"{name}.{sub}" if name else sub for name, module in model.named_modules()
-            for sub in getattr(module, "fp32_submodules", ())]
+            if isinstance(module, KeepsFP32) for sub in module.fp32_submodules]
 
 
 def quantizable_modules(model: nn.Module) -> set[str]:

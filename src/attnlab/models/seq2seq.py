@@ -12,6 +12,7 @@ from attnlab.attention import (
     MovingAverageBaseline,
     ReinforceWeights,
     Weights,
+    max_positions,
     sequence_reinforce_loss,
 )
 
@@ -36,12 +37,21 @@ class Seq2Seq(nn.Module):
     -> DecoderOutput with logits (N, V) at the real target positions (training);
     all_positions(src, src_mask, tgt_in) -> logits (B, T, V) at every position."""
 
+    outputs_log_probs = False  # step and all_positions return logits (attnlab.decode.Searchable)
+
     def __init__(self, encoder: nn.Module, decoder: RecurrentDecoder, *, pad_id: int = 0,
                  reinforce: ReinforceWeights | None = None):
         super().__init__()
         self.encoder, self.decoder, self.pad_id = encoder, decoder, pad_id
         self.reinforce = reinforce  # hard attention's REINFORCE weights, or None (soft/none)
         self.baseline = MovingAverageBaseline() if reinforce is not None else None
+
+    @property
+    def max_source_length(self) -> int | None:
+        """The most source positions (EOS included) the model can read, or None when any
+        length can be read: a `location` score (the decoder's attention, an LSTMN encoder's
+        intra-attention) addresses only the positions it was built for."""
+        return max_positions(self)
 
     def encode(self, src: Tensor, src_mask: Tensor) -> EncoderOutput:
         encoded: EncoderOutput = self.encoder(src, src_mask)

@@ -33,13 +33,10 @@ class ServedRun:
 
     @property
     def source_limit(self) -> int | None:
-        """The most pieces a text may have for this model, or None when any length can be read:
-        a `location` score addresses positions only up to its max_len (EOS included)."""
-        model = self.config["model"]
-        if "location" not in _scores(model):
-            return None
-        explicit = model.get("decoder", {}).get("attention", {}).get("max_len")
-        return explicit - 1 if explicit else int(self.config["data"]["max_len"])
+        """The most pieces a text may have for this model, or None when any length can be read
+        (its model's max_source_length counts the EOS, or the language model's BOS, too)."""
+        limit = self.loaded.model.max_source_length
+        return None if limit is None else limit - 1
 
 
 def load_runs(runs: Mapping[str, str | os.PathLike], *, quantize: str | None = None,
@@ -65,13 +62,3 @@ def load_served(name: str, directory: str | os.PathLike, *, quantize: str | None
     config = config_to_dict(loaded.config)
     return ServedRun(name, recipe.name, recipe.describe(loaded.config.model), config, loaded,
                      quantized)
-
-
-def _scores(model: dict[str, Any]) -> set[str]:
-    """Every score a model config uses: its decoder's attention, its LSTMN (encoder or reader)."""
-    readers = (model, model.get("encoder", {}))
-    found = {reader["score"] for reader in readers if reader.get("kind") == "lstmn"}
-    attention = model.get("decoder", {}).get("attention")
-    if attention is not None:
-        found.add(attention["score"])
-    return found

@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 from attnlab.config import config_from_dict, config_to_dict, load_config
 from attnlab.errors import CheckpointError, ConfigError, UserError, WriteError
@@ -28,10 +28,21 @@ from .rng import seed_everything
 from .task import Task
 
 T = TypeVar("T")
-# A task class: task_class(config, files, log=print) -> Task. files: the run directory whose
-# files (vocabularies) the task reads, or None to build them from the data; it writes nothing
-# (its optional save_files(directory) does, and run_files names those files).
-TaskFactory = Callable[..., Task]
+
+
+class TaskFactory(Protocol):
+    """A task class: task_class(config, files, log=print) -> Task. files: the run directory
+    whose files (vocabularies) the task reads, or None to build them from the data; it writes
+    nothing (its save_files(directory) does, and run_files names those files). Its class
+    attributes (see Task) are read before the task is built."""
+
+    run_files: tuple[str, ...]
+    guides_attention: bool
+
+    def __call__(self, config: Any, files: Path | None, /, *, log: Callable[[str], object]
+                 ) -> Task: ...
+
+
 # What a run writes besides the task's own files (listed between these); a new run in the
 # directory of an old one removes them, so that nothing of the two mixes.
 RUN_ENTRIES = ("best", "last", "best.old", "last.old", "best.tmp", "last.tmp", "config.json",
@@ -101,9 +112,9 @@ def _check_and_write(task_class: TaskFactory, config, run_dir: RunDir,
                        resume, log)
     task = trainer.task
     if not resume:
-        replace_run(run_dir, getattr(task, "run_files", ()), log)
+        replace_run(run_dir, task.run_files, log)
     run_dir.write_config(config_to_dict(config))
-    if not resume and hasattr(task, "save_files"):
+    if not resume:
         task.save_files(run_dir.path)
     return trainer
 
@@ -113,8 +124,7 @@ def _trainer(task_class: TaskFactory, config, run_dir: RunDir,
              log) -> Trainer:
     """Build the task (seeded: the initial weights are part of the experiment) and its Trainer,
     restored from `last` when resuming."""
-    if config.train.guided_alignment is not None and not getattr(task_class, "guides_attention",
-                                                                  False):
+    if config.train.guided_alignment is not None and not task_class.guides_attention:
         raise ConfigError("train.guided_alignment trains a translation model's attention; "
                           "this task does not read it")
     seed_everything(config.train.seed)

@@ -12,17 +12,20 @@ these attributes (no base class needed):
         def validate(self, model): ...        # -> Validation
         def signature(self): ...              # -> JSON-able dict describing the model
 
-and optionally the files it keeps in the run directory (its vocabularies), which
-`run_experiment` writes only once every check of the run has passed:
+and, for `run_experiment`, the files it keeps in the run directory (its vocabularies), which
+are written only once every check of the run has passed, and whether it reads
+train.guided_alignment (class attributes: `run_experiment` asks the class before building it):
 
-        run_files: tuple[str, ...]            # their names, e.g. ("vocab.json", "vocab.model")
-        def save_files(self, directory): ...  # write them (atomically)
+        run_files = ("vocab.json", "vocab.model")  # their names; () when it keeps none
+        guides_attention = False                   # True: it trains towards guided alignment
+        def save_files(self, directory): ...       # write run_files there (atomically)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, Self, runtime_checkable
 
 import torch
@@ -94,7 +97,13 @@ class Task(Protocol):
     - validate(model): evaluate the unwrapped model (in eval mode, without gradients, rank 0).
     - signature(): JSON-able description of the architecture (class + config) stored with
       each checkpoint; resuming or loading with a different signature is refused.
+    - run_files: the names of the files the task keeps in the run directory (its
+      vocabularies), () when none; save_files(directory) writes them (nothing when none).
+    - guides_attention: whether the task reads train.guided_alignment (a class attribute).
     """
+
+    run_files: tuple[str, ...]
+    guides_attention: bool
 
     # Read-only here, so a task may hold a narrower type (a Seq2Seq, a BucketBatchSampler).
     @property
@@ -110,4 +119,6 @@ class Task(Protocol):
     def validate(self, model: nn.Module) -> Validation: ...
 
     def signature(self) -> dict: ...
+
+    def save_files(self, directory: Path) -> None: ...
 
