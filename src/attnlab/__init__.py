@@ -6,11 +6,12 @@ __all__ = ["__version__", "load", "show"]
 
 
 def load(path, *, checkpoint=None, device="cpu"):
-    """A run directory, or a model directory `attnlab export` wrote, loaded for its task: an
-    object with translate(lines, beam=, n_best=), caption(images) or read(sentence) /
-    perplexity(lines); a list of translation runs is their ensemble, with the same methods.
-    See attnlab.hub.load."""
-    from attnlab.hub import load as load_model  # here, so that `import attnlab` stays light
+    """A run directory, or a model directory `attnlab export` wrote, loaded as its task's Run:
+    a TranslationRun (translate(lines, beam=, n_best=), stream, evaluate), CaptioningRun
+    (caption(images)) or LanguageModelRun (read(sentence), perplexity(lines)); a list of
+    translation runs is their ensemble, with the same methods. `checkpoint`: "best", "last",
+    or None for best-else-last; `device`: "cpu", "cuda", "auto"... See attnlab.recipes.load."""
+    from attnlab.recipes import load as load_model  # here, so that `import attnlab` stays light
 
     return load_model(path, checkpoint=checkpoint, device=device)
 

@@ -40,7 +40,7 @@ def load_config(source: str | os.PathLike | Mapping, cls: type[T],
     if isinstance(source, Mapping):
         origin, data = "config", copy.deepcopy(dict(source))   # overrides must not leak
     else:
-        origin, data = str(source), _read_yaml(Path(source))
+        origin, data = str(source), read_yaml(Path(source))
     for override in overrides:
         _apply_override(data, override, cls)
     return config_from_dict(data, cls, origin=origin)
@@ -103,7 +103,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _read_yaml(path: Path) -> dict:
+def read_yaml(path: Path) -> dict:
+    """A YAML config file as a mapping (duplicate keys refused); one ConfigError sentence
+    naming the file and line when it cannot be read."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -2,30 +2,36 @@
 explorer (serve), `attnlab compare` and the hub (export, `attnlab.load`, model cards) know of a
 task, and the only place they learn it.
 
-    recipe = RECIPES["translation"]             # or recipe_of_run("runs/x")
-    trained = recipe.load("runs/x", "best", device="cpu")
-    recipe.describe(trained.config.model)       # "bahdanau / additive, global"
+    run = load("runs/x")                        # the task's Run: attnlab.load
+    recipe = recipe_of_run("runs/x")            # or RECIPES["translation"]
+    recipe.describe(run.config.model)           # "bahdanau / additive, global"
 
-A task's name is its one spelling everywhere: meta.json, suites, the API, messages. Adding a
-task is one record here plus its recipe package (config, task, loading, describe, comparison).
+A task's name is its one spelling everywhere: meta.json, a config's `task:` key, suites, the
+API, messages. Adding a task is one record here plus its recipe package (config, task, Run,
+describe, comparison); the command line, the explorer, compare and export read it from here.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from attnlab import captioning, lm, translation
 from attnlab.captioning import comparison as captioning_comparison
 from attnlab.captioning import describe as captioning_describe
-from attnlab.errors import CheckpointError
+from attnlab.config import read_yaml
+from attnlab.errors import CheckpointError, ConfigError, UserError
 from attnlab.lm import comparison as lm_comparison
 from attnlab.lm import describe as lm_describe
-from attnlab.train import run_task
+from attnlab.train import RunDir, choose_checkpoint, run_task
 from attnlab.train.config import ExperimentConfig
+from attnlab.train.experiment import TaskFactory
+from attnlab.train.trained import Run
 from attnlab.translation import comparison as translation_comparison
 from attnlab.translation import describe as translation_describe
 
@@ -48,24 +54,23 @@ class Comparison:
     data_keys: Callable[[str], dict[str, str]] = lambda folder: {"data.dir": str(folder)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Recipe:
     """One task. name: its one spelling; title: in a sentence ("a language-model run");
-    purpose: what its models are for ("language modelling");
-    config_class / task_class: its experiment config and training task; load(directory,
-    checkpoint=None, device="cpu"): the trained run, with the task's verbs (translate, caption,
-    perplexity...); describe(model config): its attention in a few words; architecture(model
-    config): the model card's (part, what) rows; commands: verb -> the attnlab command that does
-    it for this task ("train", "translate", "evaluate", "plot", "report", "predict"); uses:
-    example commands and python: the same from Python (MODEL stands for the folder); endpoint:
-    the explorer's API route; comparison: what compare needs."""
+    purpose: what its models are for ("language modelling"); config_class / task_class /
+    run_class: its experiment config, training task and trained Run (whose verbs every
+    front-end calls); describe(model config): its attention in a few words;
+    architecture(model config): the model card's (part, what) rows; commands: verb -> the
+    attnlab command that does it for this task ("train", "predict", "evaluate", "plot",
+    "report"); uses: example commands and python: the same from Python (MODEL stands for the
+    folder); endpoint: the explorer's API route; comparison: what compare needs."""
 
     name: str
     title: str
     purpose: str
     config_class: type[ExperimentConfig]
-    task_class: type
-    load: Callable[..., Any]
+    task_class: TaskFactory
+    run_class: type[Run]
     describe: Callable[[Any], str]
     architecture: Callable[[Any], list[tuple[str, str]]]
     commands: Mapping[str, str]
@@ -73,12 +78,21 @@ class Recipe:
     python: str
     endpoint: str
     comparison: Comparison
-    quantizable: bool = False  # `--quantize int8` applies (the loaded run has .quantized)
+
+    def load(self, path: str | os.PathLike | Sequence[str | os.PathLike],
+             checkpoint: str | None = None, *, device: str | torch.device = "cpu") -> Run:
+        """The task's Run of `path` (`checkpoint`: best, last, or None for best-else-last)."""
+        return self.run_class.load(path, checkpoint, device=device)  # type: ignore[arg-type]
+
+    @property
+    def quantizable(self) -> bool:
+        """Whether `--quantize int8` applies (its Run has .quantized)."""
+        return self.run_class.quantizable
 
     @property
     def run_files(self) -> tuple[str, ...]:
         """The task's own files in a run directory (its vocabularies)."""
-        return tuple(getattr(self.task_class, "run_files", ()))
+        return tuple(self.task_class.run_files)
 
 
 def _captioning_data(folder: str) -> dict[str, str]:
@@ -88,48 +102,52 @@ def _captioning_data(folder: str) -> dict[str, str]:
 
 RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
     Recipe(
-        "translation", "translation", "translation",
-        translation.RunConfig, translation.TranslationTask,
-        translation.load_run, translation_describe.describe, translation_describe.architecture,
-        {"train": "attnlab train", "translate": "attnlab translate",
-         "predict": "attnlab translate", "evaluate": "attnlab evaluate", "plot": "attnlab plot",
-         "report": "attnlab report"},
-        ('echo "a sentence" | attnlab translate --run MODEL --beam 5',
-         'attnlab plot --run MODEL "a sentence" --output heatmap.png',
-         "attnlab evaluate --run MODEL --src SOURCE --ref REFERENCE",
-         "attnlab report --run MODEL --src SOURCE --ref REFERENCE"),
-        'attnlab.load("MODEL").translate(["a sentence"], beam=5)[0].text',
-        "/api/translate",
-        Comparison(translation_comparison.comparison_scores, "bleu", "validation BLEU",
-                   (("BLEU", "bleu", 2), ("chrF", "chrf", 2))),
-        quantizable=True),
+        name="translation", title="translation", purpose="translation",
+        config_class=translation.RunConfig, task_class=translation.TranslationTask,
+        run_class=translation.TranslationRun, describe=translation_describe.describe,
+        architecture=translation_describe.architecture,
+        commands={"train": "attnlab train", "predict": "attnlab translate",
+                  "evaluate": "attnlab evaluate", "plot": "attnlab plot",
+                  "report": "attnlab report"},
+        uses=('echo "a sentence" | attnlab translate --run MODEL --beam 5',
+              'attnlab plot --run MODEL "a sentence" --output heatmap.png',
+              "attnlab evaluate --run MODEL --src SOURCE --ref REFERENCE",
+              "attnlab report --run MODEL --src SOURCE --ref REFERENCE"),
+        python='attnlab.load("MODEL").translate(["a sentence"], beam=5)[0].text',
+        endpoint="/api/translate",
+        comparison=Comparison(translation_comparison.comparison_scores, "bleu",
+                              "validation BLEU", (("BLEU", "bleu", 2), ("chrF", "chrf", 2)))),
     Recipe(
-        "captioning", "captioning", "image captioning",
-        captioning.RunConfig, captioning.CaptionTask,
-        captioning.load_trained, captioning_describe.describe, captioning_describe.architecture,
-        {"train": "attnlab caption train", "translate": "attnlab caption predict",
-         "predict": "attnlab caption predict", "evaluate": "attnlab caption evaluate",
-         "plot": "attnlab caption plot", "report": "attnlab caption evaluate"},
-        ("attnlab caption predict --run MODEL IMAGE",
-         "attnlab caption plot --run MODEL IMAGE --output where.png",
-         "attnlab caption evaluate --run MODEL"),
-        'attnlab.load("MODEL").caption(["image.png"])[0].text',
-        "/api/caption",
-        Comparison(captioning_comparison.comparison_scores, "bleu4", "validation BLEU-4",
-                   (("BLEU-1", "bleu1", 2), ("BLEU-4", "bleu4", 2),
-                    ("localisation %", "localisation", 1)), _captioning_data)),
+        name="captioning", title="captioning", purpose="image captioning",
+        config_class=captioning.RunConfig, task_class=captioning.CaptionTask,
+        run_class=captioning.CaptioningRun, describe=captioning_describe.describe,
+        architecture=captioning_describe.architecture,
+        commands={"train": "attnlab train", "predict": "attnlab caption predict",
+                  "evaluate": "attnlab evaluate", "plot": "attnlab plot",
+                  "report": "attnlab evaluate"},
+        uses=("attnlab caption predict --run MODEL IMAGE",
+              "attnlab plot --run MODEL IMAGE --output where.png",
+              "attnlab evaluate --run MODEL"),
+        python='attnlab.load("MODEL").caption(["image.png"])[0].text',
+        endpoint="/api/caption",
+        comparison=Comparison(captioning_comparison.comparison_scores, "bleu4",
+                              "validation BLEU-4",
+                              (("BLEU-1", "bleu1", 2), ("BLEU-4", "bleu4", 2),
+                               ("localisation %", "localisation", 1)), _captioning_data)),
     Recipe(
-        "lm", "language-model", "language modelling", lm.LMRunConfig, lm.LanguageModelTask,
-        lm.load_language_model, lm_describe.describe, lm_describe.architecture,
-        {"train": "attnlab lm train", "translate": "attnlab lm evaluate",
-         "predict": "attnlab lm evaluate", "evaluate": "attnlab lm evaluate",
-         "plot": "attnlab lm plot", "report": "attnlab lm evaluate"},
-        ("attnlab lm evaluate --run MODEL --text FILE",
-         'attnlab lm plot --run MODEL "a sentence"'),
-        'attnlab.load("MODEL").perplexity(["a sentence"]).perplexity',
-        "/api/read",
-        Comparison(lm_comparison.comparison_scores, "perplexity", "validation perplexity",
-                   (("test perplexity", "perplexity", 2),))),
+        name="lm", title="language-model", purpose="language modelling",
+        config_class=lm.LMRunConfig, task_class=lm.LanguageModelTask,
+        run_class=lm.LanguageModelRun, describe=lm_describe.describe,
+        architecture=lm_describe.architecture,
+        commands={"train": "attnlab train", "predict": "attnlab evaluate",
+                  "evaluate": "attnlab evaluate", "plot": "attnlab plot",
+                  "report": "attnlab evaluate"},
+        uses=("attnlab evaluate --run MODEL --text FILE",
+              'attnlab plot --run MODEL "a sentence"'),
+        python='attnlab.load("MODEL").perplexity(["a sentence"]).perplexity',
+        endpoint="/api/read",
+        comparison=Comparison(lm_comparison.comparison_scores, "perplexity",
+                              "validation perplexity", (("test perplexity", "perplexity", 2),))),
 )}
 
 
@@ -149,3 +167,47 @@ def recipe_of_run(directory: str | os.PathLike, checkpoint: str | None = None) -
         raise CheckpointError(f"{directory} holds a {task!r} model; attnlab reads "
                               f"{', '.join(recipe.title for recipe in RECIPES.values())} runs")
     return RECIPES[task]
+
+
+DEFAULT_TASK = "translation"  # what a config without a `task:` key trains
+
+
+def recipe_of_config(path: str | os.PathLike, overrides: Sequence[str] = (),
+                     default: str | None = None) -> Recipe:
+    """The record of the task a YAML config trains: its `task:` key (a `task=NAME` override
+    wins), `default` (else translation) when it has none; a ConfigError naming the file
+    otherwise."""
+    raw = read_yaml(Path(path))
+    name = raw.get("task", default or DEFAULT_TASK)
+    for override in overrides:
+        key, _, value = override.partition("=")
+        if key.strip() == "task":
+            name = value.strip()
+    if name not in RECIPES:
+        raise ConfigError(f"{path}: task {name!r} is none that attnlab trains; it knows "
+                          f"{', '.join(RECIPES)}")
+    return RECIPES[name]
+
+
+def load(path: str | os.PathLike | Sequence[str | os.PathLike], *,
+         checkpoint: str | None = None, device: str | torch.device = "cpu") -> Run:
+    """A run directory or a model directory `attnlab export` wrote, loaded as its task's Run
+    (TranslationRun, CaptioningRun, LanguageModelRun...), the task read from its checkpoint.
+    A list of several runs is one Run over their ensemble, where the task has one (translation;
+    CheckpointError otherwise, and when their vocabularies differ)."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        paths = [path]
+    else:
+        paths = list(path)
+        if not paths:
+            raise UserError("attnlab.load of a list needs at least one path")
+    recipes = [recipe_of_run(one, choose_checkpoint(RunDir(one), checkpoint)) for one in paths]
+    first = recipes[0]
+    for one, recipe in zip(paths, recipes, strict=True):
+        if recipe is not first:
+            raise CheckpointError(f"{one} is a {recipe.title} run and {paths[0]} a "
+                                  f"{first.title} run: an ensemble is of one task's runs")
+    if len(paths) > 1 and not first.run_class.ensembles:
+        raise CheckpointError(f"{paths[0]} is a {first.title} run: attnlab.load of several "
+                              f"paths makes an ensemble of translation runs only")
+    return first.load(paths[0] if len(paths) == 1 else paths, checkpoint, device=device)

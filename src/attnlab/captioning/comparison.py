@@ -10,14 +10,14 @@ from typing import Any
 from attnlab.models import count_parameters
 
 from .evaluate import evaluate_split
-from .loading import load_trained
+from .run import CaptioningRun
 
 
 def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str | None,
                       rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
     """A compare member's figures: BLEU-1..4 and localisation on the test split (beam from the
     run's config; `evaluate`'s limit). `example` and `rwth` are not used."""
-    trained = load_trained(run_dir)
+    trained = CaptioningRun.load(run_dir)
     metrics, signature, images = evaluate_split(trained, limit=evaluate.get("limit"),
                                                 progress=progress)
     return {"scores": {name: float(value) for name, value in metrics.items()},

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from attnlab.config import at_least, positive
+from attnlab.decode.settings import Overridable
 from attnlab.models.config import CaptionerConfig
 from attnlab.train.config import ExperimentConfig
 
@@ -42,7 +43,7 @@ class DataConfig:
 
 
 @dataclass
-class DecodeConfig:
+class DecodeConfig(Overridable):
     """Beam search for predict/evaluate; validation during training decodes greedily."""
 
     beam: int = field(default=3, metadata=positive())
@@ -58,6 +59,8 @@ class DecodeConfig:
 @dataclass
 class RunConfig(ExperimentConfig):
     """A captioning experiment: the YAML sections data, model, train and decode."""
+
+    task: str = "captioning"
 
     data: DataConfig = field(default_factory=DataConfig)
     model: CaptionerConfig = field(default_factory=CaptionerConfig)

@@ -3,27 +3,35 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import torch
 
 from attnlab.errors import ConfigError
 from attnlab.files import writing
 from attnlab.viz.heatmap import save_figure
 from attnlab.viz.image_attention import image_attention_figure
 
+from .data import load_image
 from .inference import Caption
-from .loading import TrainedCaptioner
+
+if TYPE_CHECKING:
+    from .config import DecodeConfig
+    from .run import CaptioningRun
 
 
-def plot_caption(trained: TrainedCaptioner, image: str | Path, output: str | Path, *,
-                 beam: int | None = None) -> tuple[Caption, Path]:
+def plot_caption(run: CaptioningRun, image: str | Path, output: str | Path,
+                 decode: DecodeConfig | None = None) -> tuple[Caption, Path]:
     """Caption one image and draw where each word looked; hard-attention models get the most
     likely location marked (the argmax of alpha_t: what a sample hits most often, and the
     location actually read with decode.hard_attention = argmax)."""
-    pixels, caption = trained.caption_files([image], beam=beam)[0]
+    pixels = torch.from_numpy(load_image(image, run.config.data.image_size)[0])
+    caption = run.caption_pixels(pixels[None], decode)[0]
     if not caption.words:
         raise ConfigError(f"the model produced an empty caption for {image}: nothing to plot")
     attention = caption.attention.numpy()
     marks = None
-    if trained.config.model.decoder.attention.hard:
+    if run.config.model.decoder.attention.hard:
         width = attention.shape[2]
         flat = attention.reshape(len(caption.words), -1).argmax(-1)
         marks = [(int(i) // width, int(i) % width) for i in flat]

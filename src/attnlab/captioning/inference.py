@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -65,11 +65,9 @@ def caption_images(model: Captioner, images: Tensor, vocab: Vocab,
 
 
 def caption_pixels(model: Captioner, pixels: Tensor, vocab: Vocab, data: DataConfig,
-                   decode: DecodeConfig, *, beam: int | None = None) -> list[Caption]:
-    """Caption resized images (N, S, S, 3) uint8 in batches of decode.batch_size (beam size
-    `beam` instead of decode.beam when given)."""
+                   decode: DecodeConfig) -> list[Caption]:
+    """Caption resized images (N, S, S, 3) uint8 in batches of decode.batch_size."""
     device = next(model.parameters()).device
-    decode = replace(decode, beam=beam or decode.beam)
     captions: list[Caption] = []
     for start in range(0, pixels.shape[0], decode.batch_size):
         square = pixels[start : start + decode.batch_size]

@@ -83,6 +83,7 @@ class CaptionTask:
     """
 
     run_files = tuple(f"{VOCAB_NAME}.{ext}" for ext in ("json", "model", "vocab"))
+    guides_attention = False  # train.guided_alignment is translation's
 
     def __init__(self, config: RunConfig, run_dir: str | Path | None, *, log=print):
         self.config, data = config, config.data
@@ -157,7 +158,7 @@ class CaptionTask:
         loss = nll / max(tokens, 1)
         pixels = self.valid.pixels()
         captions = caption_pixels(captioner, pixels, self.vocab, self.config.data,
-                                  self.config.decode, beam=1)
+                                  self.config.decode.overridden(beam=1))
         words = [c.words for c in captions]
         metrics, _ = caption_metrics(words, [c.attention.numpy() for c in captions],
                                      self.valid.references(), self.valid.boxes(),

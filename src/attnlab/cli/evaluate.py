@@ -1,4 +1,7 @@
-"""`attnlab evaluate --run DIR --src FILE --ref FILE`: BLEU, chrF, BLEU by length, AER."""
+"""`attnlab evaluate --run DIR`: score a trained run of any task on its test data, through its
+Run's evaluate (translation: BLEU, chrF, BLEU by length, AER; captioning: BLEU-1..4 and
+localisation; a language model: perplexity). The options a task does not take are refused in
+one sentence, before anything is loaded."""
 
 from __future__ import annotations
 
@@ -7,10 +10,21 @@ import json
 import math
 import sys
 
+from attnlab.errors import UserError
 from attnlab.files import check_outputs
 
-from .options import add_quiet, add_run_arguments, check_runs
-from .translate import add_decode_arguments, decode_options, load_for_decoding
+from .options import add_quiet, add_run_arguments, positive_int
+from .translate import add_decode_arguments
+
+# The task options (the Run's evaluate_options take them by these names) and their flags.
+TASK_OPTIONS = {"src": "--src", "ref": "--ref", "align_gold": "--align-gold",
+                "align_format": "--align-format", "rwth": "--rwth", "no_rwth": "--no-rwth",
+                "buckets": "--buckets", "split": "--split", "limit": "--limit", "text": "--text"}
+# Settings of the Run's decode config (DecodeConfig.overridden), by flag.
+DECODE_FLAGS = {"beam": "beam", "alpha": "alpha", "length_penalty": "length_penalty",
+                "beta": "beta", "hard_decoding": "hard_attention"}
+# Files an evaluation may write beside --output (Evaluation.outputs), by flag.
+OUTPUT_FLAGS = {"hypotheses": "--hypotheses", "bucket_plot": "--bucket-plot"}
 
 
 def bucket_edges(text: str) -> tuple[float, ...]:
@@ -29,15 +43,25 @@ def bucket_edges(text: str) -> tuple[float, ...]:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "evaluate", help="score a trained run: BLEU, chrF, BLEU by length, AER",
-        description="Translate --src and score it against --ref: sacreBLEU BLEU (with its "
+        "evaluate", help="score a trained run: BLEU, chrF, BLEU by length, AER; captions' "
+        "BLEU and localisation; perplexity",
+        description="Score a trained run of any task on its test data. A translation run: "
+        "translate --src and score it against --ref: sacreBLEU BLEU (with its "
         "signature), chrF and lowercased 13a BLEU; BLEU by source length; and AER of the "
         "attention while forced-decoding the reference, on the gold sets that apply: the dates "
         "task's gold (the .align file beside --src) or --align-gold, and for a German-English "
         "run the RWTH gold set (--rwth DIR, or $ATTNLAB_DATA/rwth-deen-gold). One line says "
         "which gold sets are used, or why there is none. Several --run evaluate their "
         "ensemble (AER of their mean attention). The time spent translating is printed on "
-        "standard error.")
+        "standard error. A captioning run: caption --split's images (default its test split) "
+        "and score BLEU-1..4 against all references and, on the shapes data, localisation. A "
+        "language model: perplexity on --text (default its data.test).")
+    add_arguments(parser)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """evaluate's arguments (also those of its older spellings, caption evaluate and lm
+    evaluate)."""
     add_run_arguments(parser, several=True)
     add_decode_arguments(parser)
     parser.add_argument("--src", metavar="FILE", help="source lines, plain or .gz "
@@ -45,7 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--ref", metavar="FILE", help="reference lines, plain or .gz")
     parser.add_argument("--align-gold", metavar="FILE",
                         help="gold alignments of the --src/--ref pairs")
-    parser.add_argument("--align-format", choices=("text", "rwth"), default="text",
+    parser.add_argument("--align-format", choices=("text", "rwth"),
                         help="text: 0-based i-j links (the Pharaoh format of Moses and "
                         "fast_align); rwth: 1-indexed i-j sure, ipj possible")
     parser.add_argument("--rwth", metavar="DIR",
@@ -57,6 +81,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="source-length bucket edges in words (default 0,10,20,30,40,50)")
     parser.add_argument("--bucket-plot", metavar="FILE",
                         help="write the BLEU-by-length plot (.png, .svg or .pdf)")
+    parser.add_argument("--split", metavar="NAME",
+                        help="captioning: the split to score (default: the config's test split)")
+    parser.add_argument("--limit", type=positive_int, metavar="N",
+                        help="captioning: score only the first N images")
+    parser.add_argument("--hard-decoding", choices=["expectation", "argmax"],
+                        help="hard-attention captioners: read the soft expectation or only the "
+                        "most likely location (default: the config's decode.hard_attention)")
+    parser.add_argument("--text", metavar="FILE", help="language model: text file, one "
+                        "sentence a line, plain or .gz (default: the run's data.test)")
     parser.add_argument("--output", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--hypotheses", metavar="FILE", help="write the translations")
     parser.add_argument("--timing", action="store_true",
@@ -67,61 +100,62 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attnlab.eval import DEFAULT_EDGES
+    from attnlab.recipes import load, recipe_of_run
+    from attnlab.train import RunDir, choose_checkpoint
     from attnlab.train.progress import wanted as progress_wanted
-    from attnlab.translation.evaluate import evaluate_run, read_pairs
-    from attnlab.translation.golds import choose_golds
 
-    check_runs(args.run, args.checkpoint, "evaluate")
-    outputs = {"--bucket-plot": args.bucket_plot, "--output": args.output,
-               "--hypotheses": args.hypotheses}
-    check_outputs({"--src": args.src, "--ref": args.ref, "--align-gold": args.align_gold},
-                  outputs)  # before the evaluation, which may take minutes
-    trained = load_for_decoding(args)
-    sources, references, src_path = read_pairs(trained, args.src, args.ref)
-    golds = choose_golds(trained, src_path, sources, references, align_gold=args.align_gold,
-                         one_indexed=args.align_format == "rwth", rwth=args.rwth,
-                         use_rwth=not args.no_rwth)
-    name = " + ".join(args.run) if len(args.run) > 1 else trained.directory
-    print(f"{name} ({trained.checkpoint} checkpoint, {_search_line(args.decode)}) on "
-          f"{src_path}")
-    print(golds.line(), flush=True)
-    evaluation = evaluate_run(trained, sources, references, edges=args.buckets or DEFAULT_EDGES,
-                              golds=golds.golds, progress=not args.quiet,
-                              **decode_options(args))
+    recipes = [recipe_of_run(one, choose_checkpoint(RunDir(one), args.checkpoint))
+               for one in args.run]  # a missing or foreign run: one sentence, first
+    run_class = recipes[0].run_class
+    given = {name: getattr(args, name) for name in TASK_OPTIONS
+             if getattr(args, name, None) not in (None, False)}
+    refused = [TASK_OPTIONS[name] for name in given if name not in run_class.evaluate_options]
+    refused += [flag for name, flag in OUTPUT_FLAGS.items()
+                if getattr(args, name) and name not in run_class.evaluate_outputs]
+    if refused:
+        takes = [TASK_OPTIONS[name] for name in run_class.evaluate_options if name in TASK_OPTIONS]
+        raise UserError(f"{refused[0]} is not an option for {run_class.kind}; its evaluate "
+                        f"takes {', '.join(takes) or 'no task options'}")
+    outputs = {flag: getattr(args, name) for name, flag in OUTPUT_FLAGS.items()}
+    check_outputs({flag: getattr(args, name) for name, flag in TASK_OPTIONS.items()
+                   if name in ("src", "ref", "align_gold", "text")},
+                  {**outputs, "--output": args.output})  # before minutes of evaluation
+    device = "cpu" if args.quantize and args.device == "auto" else args.device
+    trained = load(args.run, checkpoint=args.checkpoint, device=device).quantized(args.quantize)
+    settings = {setting: getattr(args, flag) for flag, setting in DECODE_FLAGS.items()
+                if getattr(args, flag) is not None}
+    if args.batch_size is not None:
+        given["batch_size"] = args.batch_size
+    if args.replace_unk or args.dictionary:
+        given.update(replace_unk=args.replace_unk, dictionary=args.dictionary)
+    evaluation = trained.evaluate(progress=not args.quiet, log=_flushed, **given, **settings)
     print(evaluation.format())
     # On standard error, as progress is: a timing is not a result (stdout stays the same), and
     # a pipe or CI gets no progress unless it asks.
-    if args.timing or progress_wanted(not args.quiet):
-        print(evaluation.speed_line(), file=sys.stderr)
+    timing = evaluation.timing()
+    if timing is not None and (args.timing or progress_wanted(not args.quiet)):
+        print(timing, file=sys.stderr)
     write_outputs(args, evaluation)
     return 0
 
 
-def _search_line(decode) -> str:
-    """'beam 5', with the penalties when they are not the defaults: 'beam 5, beta 0.2'."""
-    parts = [f"beam {decode.beam}"]
-    if decode.length_penalty != "gnmt":
-        parts.append(f"length penalty {decode.length_penalty}")
-    if decode.beta:
-        parts.append(f"beta {decode.beta:g}")
-    return ", ".join(parts)
+def _flushed(line: str) -> None:
+    print(line, flush=True)
 
 
 def write_outputs(args: argparse.Namespace, evaluation) -> None:
     """The files asked for, each written whole or not at all."""
     from attnlab.files import atomic_output
-    from attnlab.translation.figure import buckets_png
 
-    if args.bucket_plot:
-        with atomic_output(args.bucket_plot, "wb") as file:
-            file.write(buckets_png(evaluation.buckets))
-        print(f"BLEU-by-length plot: {args.bucket_plot}")
-    if args.output:
-        with atomic_output(args.output) as file:
-            file.write(json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        print(f"results: {args.output}")
-    if args.hypotheses:
-        with atomic_output(args.hypotheses) as file:
-            file.writelines(hypothesis + "\n" for hypothesis in evaluation.hypotheses)
-        print(f"translations: {args.hypotheses}")
+    files = evaluation.outputs()
+    written = [("bucket_plot", "BLEU-by-length plot"), ("output", "results"),
+               ("hypotheses", "translations")]
+    for name, label in written:
+        path = getattr(args, name)
+        if not path:
+            continue
+        content = (json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False) + "\n"
+                   if name == "output" else files[name]())
+        with atomic_output(path, "wb" if isinstance(content, bytes) else "w") as file:
+            file.write(content)
+        print(f"{label}: {path}")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
+from attnlab.errors import UserError
 from attnlab.files import check_outputs
 
-from .options import add_beam, add_quiet, add_run_arguments, check_task
+from .options import add_beam, add_quiet, add_run_arguments
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -34,22 +36,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attnlab.translation.evaluate import read_pairs
-    from attnlab.translation.golds import rwth_gold_for_run
-    from attnlab.translation.loading import load_run
-    from attnlab.translation.report import write_run_report
+    from attnlab.recipes import load, recipe_of_run
+    from attnlab.train import RunDir, choose_checkpoint
 
-    check_task(args.run, args.checkpoint, "report")
+    recipe = recipe_of_run(args.run, choose_checkpoint(RunDir(args.run), args.checkpoint))
+    if not hasattr(recipe.run_class, "report"):
+        raise UserError(f"{args.run} is a {recipe.title} run, which has no HTML report; use "
+                        f"{recipe.commands['report']} --run {args.run}")
     check_outputs({"--src": args.src, "--ref": args.ref}, {"--output": args.output})
-    trained = load_run(args.run, args.checkpoint, args.device)
-    sources = references = src_path = None
-    if args.src is not None or args.ref is not None:
-        sources, references, src_path = read_pairs(trained, args.src, args.ref)
-    rwth = None if args.no_rwth else rwth_gold_for_run(trained, args.rwth)
-    output = args.output or Path(args.run) / "report.html"
-    path = write_run_report(trained, output, sources=sources, references=references,
-                            src_path=src_path, ref_path=args.ref, beam=args.beam,
-                            samples=args.samples, golds=[rwth] if rwth is not None else [],
-                            progress=not args.quiet)
+    trained: Any = load(args.run, checkpoint=args.checkpoint, device=args.device)  # has report
+    path = trained.report(args.output or Path(args.run) / "report.html", src=args.src,
+                          ref=args.ref, rwth=args.rwth, no_rwth=args.no_rwth, beam=args.beam,
+                          samples=args.samples, progress=not args.quiet)
     print(f"report: {path}")
     return 0

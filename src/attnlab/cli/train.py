@@ -1,22 +1,22 @@
-"""`attnlab train CONFIG`: train a translation model from a YAML file or a shipped config."""
+"""`attnlab train CONFIG`: train a model of any task from a YAML file or a shipped config; the
+config's `task:` key (translation by default) chooses the recipe, through attnlab.recipes."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from .options import add_quiet
-
-if TYPE_CHECKING:
-    from attnlab.train.config import ExperimentConfig
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "train", help="train a translation model from a YAML config",
-        description="Train a translation model. Checkpoints (best, last), vocabularies, the "
-        "config and TensorBoard logs go to the run directory.")
+        "train", help="train a model (translation, captioning, language model) from a YAML "
+        "config",
+        description="Train the model a YAML config describes; its task: key says which task "
+        "(translation, the default; captioning; lm). Checkpoints (best, last), vocabularies, "
+        "the config and TensorBoard logs go to the run directory.")
     add_train_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -43,27 +43,35 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attnlab.translation import RunConfig, TranslationTask
-
-    return run_training(args, "attnlab train", RunConfig, TranslationTask)
-
-
-def run_training(args: argparse.Namespace, command: str, config_cls: type[ExperimentConfig],
-                 task_class) -> int:
-    """The body of every `... train` command: the config (a YAML file, a shipped config's name,
-    or the run's own when resuming), then attnlab.train.run_experiment(task_class, config,
-    run_dir)."""
+    """The config (a YAML file, a shipped config's name, or the run's own when resuming), its
+    task's record, then attnlab.train.run_experiment(record.task_class, config, run_dir)."""
     from attnlab.configs import config_file
+    from attnlab.recipes import RECIPES, recipe_of_config, recipe_of_run
     from attnlab.train import experiment_config, run_experiment
 
     if args.config is None and args.run is None:
-        raise SystemExit(f"{command}: give CONFIG (a YAML file or a shipped config's name), or "
-                         f"--run DIR with --resume")
+        raise SystemExit("attnlab train: give CONFIG (a YAML file or a shipped config's name), "
+                         "or --run DIR with --resume")
     path = None if args.config is None else str(config_file(args.config))
     # without --run there is a config (checked above)
     run_dir = args.run or str(Path("runs") / Path(cast(str, path)).stem)
-    config = experiment_config(config_cls, path, run_dir, args.overrides, args.resume)
-    result = run_experiment(task_class, config, run_dir, resume=args.resume,
+    if path is not None:
+        recipe = recipe_of_config(path, args.overrides, getattr(args, "default_task", None))
+    elif args.resume and Path(run_dir).exists():
+        recipe = recipe_of_run(run_dir, "last")
+    else:
+        recipe = RECIPES["translation"]  # experiment_config says what is missing
+    config = experiment_config(recipe.config_class, path, run_dir, args.overrides, args.resume)
+    result = run_experiment(recipe.task_class, config, run_dir, resume=args.resume,
                             overwrite=args.overwrite, progress=not args.quiet)
     print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
     return 0
+
+
+def add_alias(commands: argparse._SubParsersAction, task: str) -> None:
+    """`attnlab caption train` / `attnlab lm train`: the older spellings of `attnlab train`,
+    for which a config without a task: key is of `task`."""
+    alias = commands.add_parser("train", help="attnlab train, for a config without a task: "
+                                f"key taken as task {task}")
+    add_train_arguments(alias)
+    alias.set_defaults(func=run, default_task=task)

@@ -62,25 +62,17 @@ def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
 def load_for_decoding(args: argparse.Namespace):
     """The run of --run/--checkpoint on --device (an ensemble for several --run), quantized as
     --quantize asks (on the CPU: --device auto means cpu then), with the decode settings of
-    the flags (args.decode) and the unknown-word replacement (args.unknown) checked."""
-    from attnlab.translation.ensemble import load_ensemble
+    the flags (args.decode) and the unknown-word replacement checked."""
+    from attnlab.translation.run import TranslationRun
 
     device = "cpu" if args.quantize and args.device == "auto" else args.device
-    trained = load_ensemble(args.run, args.checkpoint, device).quantized(args.quantize)
+    trained = TranslationRun.load(args.run, args.checkpoint,
+                                  device=device).quantized(args.quantize)
     args.decode = trained.decode_settings(
         beam=args.beam, n_best=getattr(args, "nbest", None), alpha=args.alpha,
         batch_size=args.batch_size, beta=args.beta, length_penalty=args.length_penalty)
-    args.unknown = trained.unknown_words(args.replace_unk, args.dictionary)
+    trained.unknown_words(args.replace_unk, args.dictionary)
     return trained
-
-
-def decode_options(args: argparse.Namespace) -> dict:
-    """What stream/translate take from the flags load_for_decoding checked."""
-    decode = args.decode
-    return {"beam": decode.beam, "n_best": decode.n_best, "alpha": decode.alpha,
-            "batch_size": decode.batch_size, "beta": decode.beta,
-            "length_penalty": decode.length_penalty, "replace_unk": args.unknown is not None,
-            "dictionary": None if args.unknown is None else args.unknown.dictionary}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -238,9 +230,9 @@ def _translate(trained, args, lines: Iterator[str], output: IO[str],
             pending.append(line)
             yield line
 
-    members = {"member_attention": True} if args.member_attention else {}
-    found = trained.stream(remember(), **decode_options(args), **members, pool_size=pool_size,
-                           tick=tick)
+    found = trained.stream(remember(), args.decode, replace_unk=args.replace_unk,
+                           dictionary=args.dictionary, member_attention=args.member_attention,
+                           pool_size=pool_size, tick=tick)
     for number, result in enumerate(found, start=1):
         source = pending.popleft()
         output.write(_answer(number, source, result, args) + "\n")

@@ -1,12 +1,12 @@
 """The statistical aligner beside the attention AER: eflomal on the RWTH sentences plus the
-suite's training data, both directions, symmetrised (attnlab.translation.aligner). Computed
-once per suite directory and kept in DIR/aligner.json."""
+suite's training data, both directions, symmetrised (attnlab.translation.alignment.aligner).
+Computed once per suite directory and kept in DIR/aligner.json."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from attnlab.errors import UserError
 from attnlab.files import atomic_output
@@ -23,7 +23,11 @@ def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
     """{"label", "aer", "pairs", "papers": {label: AER}} for a German-English translation suite
     whose members were scored on the RWTH gold; None otherwise. {"label", "aer": None,
     "reason"} when the aligner cannot run here (eflomal not installed)."""
-    if suite.task != "translation" or not any(map(_scored_on_rwth, records)):
+    if suite.task != "translation":
+        return None
+    from attnlab.translation.alignment import scored_on_rwth
+
+    if not any(map(scored_on_rwth, records)):
         return None
     cached = directory / CACHE
     if cached.is_file():
@@ -36,22 +40,17 @@ def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
     return result
 
 
-def _scored_on_rwth(record: dict) -> bool:
-    return any(a["name"].startswith("RWTH") for a in record.get("alignments") or [])
-
-
 def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> dict:
-    from attnlab.translation import load_run
-    from attnlab.translation.aligner import aligner_aer
+    from attnlab.recipes import load
+    from attnlab.translation.alignment import aligner_aer, rwth_gold_for_run, scored_on_rwth
     from attnlab.translation.corpus import read_split
-    from attnlab.translation.golds import rwth_gold_for_run
 
     from .layout import seed_dir
 
     # A member scored on the RWTH gold gives the data (the same in every member); not simply
     # the first member, which is often the no-attention baseline that has no gold to find.
-    scored = next(filter(_scored_on_rwth, records))
-    run = load_run(seed_dir(directory, scored["name"], scored.get("seed", 1)))
+    scored = next(filter(scored_on_rwth, records))
+    run: Any = load(seed_dir(directory, scored["name"], scored.get("seed", 1)))  # translation
     gold = rwth_gold_for_run(run, options.rwth)
     if gold is None:
         return {"label": "statistical aligner (eflomal)", "aer": None,

@@ -12,20 +12,18 @@ import numpy as np
 
 from attnlab.models import count_parameters
 
-from .evaluate import evaluate_perplexity
-from .figure import read_run
-from .loading import load_language_model
+from .run import LanguageModelRun
 
 
 def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str | None,
                       rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
     """A compare member's figures: test perplexity (and the best validation perplexity); the
     example sentence's self-attention (LSTMN runs). `evaluate` and `rwth` are not used."""
-    result = evaluate_perplexity(run_dir, progress=progress)
-    trained = load_language_model(run_dir, result.checkpoint)
+    trained = LanguageModelRun.load(run_dir)
+    result = trained.evaluate(progress=progress)
     shown = None
-    if example and trained.config.model.kind == "lstmn":
-        reading = read_run(run_dir, example)
+    if example and trained.reads_with_attention:
+        reading = trained.read(example)
         shown = {"source": example, "tokens": list(reading.tokens),
                  "weights": np.asarray(reading.weights[-1]).round(4).tolist()}   # last layer
     return {"scores": {"perplexity": result.perplexity}, "parameters": count_parameters(

@@ -42,5 +42,7 @@ class TextConfig:
 class LMRunConfig(ExperimentConfig):
     """A language-model experiment: the YAML sections data, model and train."""
 
+    task: str = "lm"
+
     data: TextConfig = field(default_factory=TextConfig)
     model: LanguageModelConfig = field(default_factory=LanguageModelConfig)

@@ -1,18 +1,17 @@
-"""Perplexity of a trained language model on a text file (one sentence a line)."""
+"""Perplexity of a trained language model on sentences (one a line)."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
 
-from attnlab.data import read_lines
-from attnlab.errors import ConfigError, DataError
+from torch import nn
+
 from attnlab.train.progress import progress_bar
 from attnlab.train.validation import perplexity
 
-from .corpus import encode_text
-from .loading import load_language_model
+from .corpus import EncodedText
 from .task import text_nll
 
 
@@ -28,6 +27,18 @@ class PerplexityResult:
     skipped: int
     checkpoint: str
 
+    def format(self) -> str:
+        return self.summary()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def outputs(self) -> dict[str, Callable[[], str | bytes]]:
+        return {}
+
+    def timing(self) -> str | None:
+        return None
+
     def summary(self) -> str:
         skipped = f", {self.skipped} lines skipped" if self.skipped else ""
         return (f"perplexity {self.perplexity:.2f} (loss {self.nll / max(self.tokens, 1):.4f} "
@@ -35,30 +46,13 @@ class PerplexityResult:
                 f"checkpoint {self.checkpoint})")
 
 
-def evaluate_perplexity(run_dir: str | os.PathLike, text: str | os.PathLike | None = None, *,
-                        checkpoint: str | None = None, batch_size: int | None = None,
-                        device: str = "cpu", progress: bool = False) -> PerplexityResult:
-    """Per-token perplexity of the run's model (`best`, else `last`) on the file `text` (plain
-    or `.gz`, one sentence a line; default: the run's data.test), with the run's vocabulary,
-    `batch_size` sentences a batch (default: the run's data.batch_size, as validation reads);
-    `progress`: a bar on a terminal while it reads."""
-    trained = load_language_model(Path(run_dir), checkpoint, device)
-    data = trained.config.data
-    if text is not None:
-        path: str | os.PathLike = text
-    elif data.test is not None:
-        path = data.path(data.test)
-    else:
-        raise ConfigError("no text to evaluate: give one, or set data.test in the run's config")
-    lines = read_lines(path)
-    encoded = encode_text(lines, trained.vocab, trained.config.data.max_len)
-    if not encoded.sentences:
-        raise DataError(f"{path} has no sentence to score ({encoded.summary()}); perplexity "
-                        f"needs at least one non-empty line of at most {data.max_len} pieces")
-    nll, tokens = _text_nll(trained.model, encoded.sentences, batch_size or data.batch_size,
-                            progress)
-    return PerplexityResult(perplexity(nll / max(tokens, 1)), nll, tokens, len(encoded.sentences),
-                            encoded.empty + encoded.too_long, trained.checkpoint)
+def text_perplexity(model: nn.Module, encoded: EncodedText, batch_size: int, checkpoint: str,
+                    progress: bool = False) -> PerplexityResult:
+    """Per-token perplexity of the encoded sentences, `batch_size` a batch; `progress`: a bar
+    on a terminal while it reads."""
+    nll, tokens = _text_nll(model, encoded.sentences, batch_size, progress)
+    return PerplexityResult(perplexity(nll / max(tokens, 1)), nll, tokens,
+                            len(encoded.sentences), encoded.empty + encoded.too_long, checkpoint)
 
 
 def _text_nll(model, sentences: list[list[int]], batch_size: int,

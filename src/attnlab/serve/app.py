@@ -26,6 +26,8 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
+from attnlab.recipes import RECIPES
+
 from .bodies import JSON, MULTIPART, read_body, require_media_type
 from .hosts import HostCheck, allowed_names
 from .limits import Limits
@@ -38,6 +40,7 @@ from .schemas import (
     ReadRequest,
     ReadResponse,
     RunInfo,
+    RunRequest,
     TranslateRequest,
     TranslateResponse,
 )
@@ -186,6 +189,23 @@ def _add_routes(app: FastAPI, service: Service) -> None:
     async def read(request: Request):
         require_media_type(request, JSON)
         return JSONResponse(await service.read(await read_body(request, cap)))
+
+    # Every other task's endpoint, as its record names it: its Run's answer to a JSON request.
+    served = {getattr(route, "path", None) for route in app.routes}
+    for recipe in RECIPES.values():
+        if recipe.endpoint not in served:
+            _add_run_route(app, service, recipe.name, recipe.endpoint, recipe.purpose)
+
+
+def _add_run_route(app: FastAPI, service: Service, task: str, endpoint: str,
+                   purpose: str) -> None:
+    cap = service.limits.max_upload_bytes
+
+    @app.post(endpoint, responses=WORK_ERRORS, summary=f"{purpose}: the run's answer",
+              openapi_extra=_body_schema(_request_schema(RunRequest, service, task)))
+    async def answer(request: Request):
+        require_media_type(request, JSON)
+        return JSONResponse(await service.answer(task, await read_body(request, cap)))
 
 
 def _add_error_handlers(app: FastAPI) -> None:

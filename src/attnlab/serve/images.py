@@ -10,11 +10,10 @@ import io
 import re
 import struct
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from PIL import Image
-
-from attnlab.captioning.data import square_pixels
 
 from .problems import invalid, too_large
 
@@ -45,12 +44,14 @@ def open_upload(data: bytes, max_pixels: int) -> Image.Image:
     return image
 
 
-def upload_pixels(image: Image.Image, size: int) -> np.ndarray:
-    """An opened upload decoded and made the model's square: (size, size, 3) uint8."""
+def upload_pixels(image: Image.Image, square: Callable[[Image.Image], np.ndarray]
+                  ) -> np.ndarray:
+    """An opened upload decoded and made the model's square by `square` (its Run's
+    square_pixels): (S, S, 3) uint8."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            return square_pixels(image, size)
+            return square(image)
     except Image.DecompressionBombError:
         raise too_large("the image is larger than the pixels this server decodes") from None
     except UNREADABLE as error:

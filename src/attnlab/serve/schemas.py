@@ -43,9 +43,18 @@ class ReadRequest(StrictRequest):
     text: str = Field(description="the sentence to read; not blank, at most max_tokens pieces")
 
 
+class RunRequest(BaseModel):
+    """The request of a task's endpoint that the explorer has no form of its own for: the
+    run's name, and the fields its Run's answer reads."""
+
+    model_config = ConfigDict(extra="allow")
+    run: str = Field(description="the run's name, as GET /api/runs lists it")
+
+
 class RunInfo(BaseModel):
     name: str = Field(description="the name requests use")
-    task: Literal["translation", "captioning", "lm"]
+    task: str = Field(description="its task, a key of attnlab.recipes.RECIPES: translation, "
+                      "captioning, lm")
     mechanism: str = Field(description='the attention, e.g. "bahdanau / additive" or '
                            '"luong / general, local-p (D=10)"')
     config: dict[str, Any] = Field(description="the run's config.json")

@@ -23,8 +23,8 @@ from .images import open_upload, upload_pixels
 from .limits import Limits
 from .problems import RequestError, invalid, number, quoted, too_large
 from .runs import ServedRun
-from .schemas import CaptionExampleRequest, ReadRequest, TranslateRequest
-from .work import caption_batch, example_pixels, read_batch, translate_batch
+from .schemas import CaptionExampleRequest, ReadRequest, RunRequest, TranslateRequest
+from .work import answer_batch, caption_batch, example_pixels, read_batch, translate_batch
 
 RETRY_AFTER_S = 1
 # Texts up to this many characters are tokenised on the event loop (about a millisecond); a
@@ -88,14 +88,21 @@ class Service:
                 raise invalid(f"the form lacks the field {quoted(missing[0])} (fields: run, image)")
             run = self.run(fields["run"].decode("utf-8", "replace"), "captioning")
             image = open_upload(fields["image"], self.limits.max_pixels)  # the header only
-            size = run.loaded.config.data.image_size
-            source = functools.partial(upload_pixels, image, size)
+            source = functools.partial(upload_pixels, image, run.loaded.square_pixels)
         else:
             request = parse_json(body, CaptionExampleRequest)
             run = self.run(request.run, "captioning")
             source = functools.partial(example_pixels, run, request.example)
         return await self._submit(("caption", run.name), source,
                                   functools.partial(caption_batch, run))
+
+    async def answer(self, task: str, body: bytes) -> dict:
+        """A request to the endpoint of a task without a form of its own in the explorer: its
+        Run's answer(request) (a UserError is a 422 naming what was wrong)."""
+        request = parse_json(body, RunRequest)
+        run = self.run(request.run, task)
+        fields = dict(request.model_extra or {})
+        return await self._submit((task, run.name), fields, functools.partial(answer_batch, run))
 
     async def _check_text(self, run: ServedRun, text: str, vocab) -> None:
         if len(text) <= INLINE_CHARS:

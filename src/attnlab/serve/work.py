@@ -7,24 +7,20 @@ the LSTMN reads one sentence at a time (its tape read is a step loop anyway).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import torch
 
-from attnlab.captioning import CaptionedImage, read_karpathy
-from attnlab.captioning.data import load_image
-from attnlab.captioning.inference import caption_pixels
 from attnlab.errors import UserError
-from attnlab.lm import read_with_language_model
-from attnlab.translation import DecodeConfig, TranslationResult, translate
 
 from .images import png_data_url
 from .problems import RequestError, invalid, number
 from .runs import ServedRun
+
+if TYPE_CHECKING:
+    from attnlab.translation import DecodeConfig, TranslationResult
 
 PixelSource = Callable[[], np.ndarray]  # gives (S, S, 3) uint8 or raises RequestError
 
@@ -32,9 +28,7 @@ PixelSource = Callable[[], np.ndarray]  # gives (S, S, 3) uint8 or raises Reques
 def translate_batch(run: ServedRun, decode: DecodeConfig, level: str,
                     texts: list[str]) -> list[dict]:
     """{"hypotheses": [...]} per text; all texts in one batched beam search."""
-    trained = run.loaded
-    found = translate(trained.model, trained.vocabs, texts,
-                      decode.overridden(batch_size=len(texts)))
+    found = run.loaded.translate(texts, decode.overridden(batch_size=len(texts)))
     return [{"hypotheses": [hypothesis(h, level) for h in result.hypotheses]}
             for result in found]
 
@@ -64,9 +58,7 @@ def caption_batch(run: ServedRun, sources: list[PixelSource]) -> list[dict | Req
         except RequestError as error:
             answers[index] = error
     if pixels:
-        trained = run.loaded
-        captions = caption_pixels(trained.model, torch.from_numpy(np.stack(pixels)),
-                                  trained.vocab, trained.config.data, trained.config.decode)
+        captions = run.loaded.caption_pixels(torch.from_numpy(np.stack(pixels)))
         for index, image, caption in zip(readable, pixels, captions, strict=True):
             steps, height, width = caption.attention.shape  # (T, h, w)
             answers[index] = {"caption": caption.text, "tokens": caption.words,
@@ -77,23 +69,17 @@ def caption_batch(run: ServedRun, sources: list[PixelSource]) -> list[dict | Req
 
 def example_pixels(run: ServedRun, index: int) -> np.ndarray:
     """The index-th image of the run's test split, as the model sees it."""
-    data = run.loaded.config.data
     try:
-        images = _test_images(data.json, data.test_split)
+        count = run.loaded.test_image_count()
     except UserError as error:
         raise invalid(f"run {run.name} cannot show its test images: {error}") from None
-    if not 0 <= index < len(images):
-        raise invalid(f"example must be between 0 and {len(images) - 1} (run {run.name} has "
-                      f"{len(images)} test images), got {number(index)}")
+    if not 0 <= index < count:
+        raise invalid(f"example must be between 0 and {count - 1} (run {run.name} has "
+                      f"{count} test images), got {number(index)}")
     try:
-        return load_image(Path(data.images) / images[index].path, data.image_size)[0]
+        return run.loaded.test_image(index)
     except UserError as error:
         raise invalid(f"run {run.name} cannot show example {index}: {error}") from None
-
-
-@functools.lru_cache(maxsize=16)
-def _test_images(json_path: str, split: str) -> tuple[CaptionedImage, ...]:
-    return tuple(image for image in read_karpathy(json_path) if image.split == split)
 
 
 def read_batch(run: ServedRun, texts: list[str]) -> list[dict | RequestError]:
@@ -101,9 +87,20 @@ def read_batch(run: ServedRun, texts: list[str]) -> list[dict | RequestError]:
     answers: list[dict | RequestError] = []
     for text in texts:
         try:
-            reading = read_with_language_model(run.loaded.model, run.loaded.vocab, text)
+            reading = run.loaded.read(text)
         except UserError as error:
             answers.append(invalid(str(error)))
             continue
         answers.append({"tokens": reading.tokens, "weights": reading.weights[-1].tolist()})
+    return answers
+
+
+def answer_batch(run: ServedRun, requests: list[dict]) -> list[dict | RequestError]:
+    """The Run's answer to each request of its task's endpoint, one at a time."""
+    answers: list[dict | RequestError] = []
+    for request in requests:
+        try:
+            answers.append(run.loaded.answer(request))
+        except UserError as error:
+            answers.append(invalid(str(error)))
     return answers

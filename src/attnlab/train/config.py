@@ -158,3 +158,6 @@ class ExperimentConfig:
     add their `data:`, `model:` (and `loss:`, `decode:`) sections."""
 
     train: TrainConfig = field(default_factory=TrainConfig)
+    # The task it trains (a key of attnlab.recipes.RECIPES), read by `attnlab train` to choose
+    # the recipe; each recipe's config class defaults it to its own.
+    task: str = "translation"

@@ -1,11 +1,11 @@
-"""Translation, a recipe on the library: config, data, the training task, text decoding
-(translate, forced alignment, word labels), evaluation, figures and reports."""
+"""Translation, a recipe on the library: config, data, the training task, the trained run
+(TranslationRun: translate, stream, evaluate, plot), text decoding, alignment, evaluation,
+figures and reports."""
 
 from .config import DataConfig, DecodeConfig, LossConfig, RunConfig
 from .corpus import Vocabularies
-from .forced import ForcedAlignment, forced_alignment
 from .labels import LabelledAttention
-from .loading import TrainedRun, load_run
+from .run import TranslationRun
 from .task import TranslationTask
 from .translate import (
     TranslationResult,
@@ -13,6 +13,6 @@ from .translate import (
     translate,
 )
 
-__all__ = ["DataConfig", "DecodeConfig", "ForcedAlignment", "LabelledAttention", "LossConfig",
-           "RunConfig", "TrainedRun", "TranslationResult", "TranslationTask", "Vocabularies",
-           "forced_alignment", "iter_translate", "load_run", "translate"]
+__all__ = ["DataConfig", "DecodeConfig", "LabelledAttention", "LossConfig", "RunConfig",
+           "TranslationResult", "TranslationRun", "TranslationTask", "Vocabularies",
+           "iter_translate", "translate"]

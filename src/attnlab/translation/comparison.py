@@ -14,10 +14,9 @@ import numpy as np
 from attnlab.eval import DEFAULT_EDGES
 from attnlab.models import count_parameters
 
-from .alignment import row_shift_aers
+from .alignment import dates_gold, row_shift_aers, rwth_gold_for_run
 from .evaluate import evaluate_run, read_pairs
-from .golds import dates_gold, rwth_gold_for_run
-from .loading import load_run
+from .run import TranslationRun
 
 # The row of attention drawn for target word t, per decoder kind, and why (the report says it).
 ATTENTION_ROWS = {
@@ -35,7 +34,7 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
     source length, AER of the argmax attention on the RWTH gold (German-English runs, when the
     gold is found) and on the dates task's gold (dates runs); the example's word attention.
     `evaluate`: the suite's evaluate options (beam, limit, length_edges)."""
-    run = load_run(run_dir)
+    run = TranslationRun.load(run_dir)
     options = evaluate
     sources, references, src_path = read_pairs(run, None, None)
     limit = options.get("limit")
@@ -48,7 +47,8 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
     edges = tuple(float(edge) for edge in options.get("length_edges", DEFAULT_EDGES))
     if edges[-1] != math.inf:
         edges += (math.inf,)   # the last bucket is open: "50+"
-    evaluation = evaluate_run(run, sources, references, beam=options.get("beam", 5),
+    evaluation = evaluate_run(run, sources, references,
+                              decode=run.decode_settings(beam=options.get("beam", 5)),
                               edges=edges, golds=golds, progress=progress)
     summary = evaluation.to_dict()
     for alignment, score in zip(summary["alignments"], evaluation.alignments, strict=True):
@@ -68,8 +68,7 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
 def _within_reach(run, gold):
     """The gold pairs a location-score model can address: its softmax covers max_len source
     positions, so longer sources (EOS included) are left out and the set's name says so."""
-    attention = run.config.model.decoder.attention
-    limit = getattr(attention, "max_len", None) if attention.score == "location" else None
+    limit = run.model.max_source_length
     if limit is None:
         return gold
     keep = [k for k, source in enumerate(gold.sources)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
 from attnlab.config import at_least, fraction, positive
 from attnlab.decode import Penalty
+from attnlab.decode.settings import Overridable
 from attnlab.errors import ConfigError
 from attnlab.models.config import ModelConfig
 from attnlab.train.config import ExperimentConfig
@@ -55,7 +56,7 @@ class LossConfig:
 
 
 @dataclass
-class DecodeConfig:
+class DecodeConfig(Overridable):
     """Search settings; validation during training always decodes greedily."""
 
     beam: int = field(default=5, metadata=positive())
@@ -84,19 +85,14 @@ class DecodeConfig:
         """These settings with beam 1 (one hypothesis), as validation during training decodes."""
         return replace(self, beam=1, n_best=1)
 
-    def overridden(self, *, beam: int | None = None, n_best: int | None = None,
-                   alpha: float | None = None, batch_size: int | None = None,
-                   beta: float | None = None,
-                   length_penalty: str | None = None) -> DecodeConfig:
-        """These settings with those given (not None) in their place: the one resolution of a
-        run's decode defaults and a user's choices. Without a beam, the run's beam widens to
-        n_best when that is larger."""
-        if beam is None and n_best is not None:
-            beam = max(self.beam, n_best)
-        given: dict[str, Any] = {"beam": beam, "n_best": n_best, "alpha": alpha,
-                                 "batch_size": batch_size, "beta": beta,
-                                 "length_penalty": length_penalty}
-        return replace(self, **{key: value for key, value in given.items() if value is not None})
+    def describe(self) -> str:
+        """'beam 5', with the penalties when they are not the defaults: 'beam 5, beta 0.2'."""
+        parts = [f"beam {self.beam}"]
+        if self.length_penalty != "gnmt":
+            parts.append(f"length penalty {self.length_penalty}")
+        if self.beta:
+            parts.append(f"beta {self.beta:g}")
+        return ", ".join(parts)
 
     def penalty(self) -> Penalty:
         """How these settings rank finished hypotheses (length_penalty, alpha, beta)."""

@@ -1,7 +1,8 @@
-"""Several trained runs translating as one (attnlab.decode.Ensemble): `translate`, `evaluate` and
-`plot` with several `--run`s, and `attnlab.load` of several paths.
+"""What several trained runs translating as one (attnlab.decode.Ensemble, a TranslationRun with
+members) need beyond a single run: their vocabularies checked to be the same, and each member's
+own attention of a hypothesis.
 
-    ensemble = load_ensemble(["runs/seed-1", "runs/seed-2"])
+    ensemble = TranslationRun.load(["runs/seed-1", "runs/seed-2"])
     ensemble.translate(lines, beam=5)[0].attention           # the members' mean attention
     ensemble.translate(lines, member_attention=True)[0].member_attention   # each member's
 
@@ -14,24 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
-
-import torch
+from typing import TYPE_CHECKING, cast
 
 from attnlab.data import Vocab, collate
 from attnlab.decode import Ensemble, member_attention
-from attnlab.errors import CheckpointError, UserError
-from attnlab.models import Seq2Seq
+from attnlab.errors import CheckpointError
 
-from . import loading
 from .corpus import Vocabularies
 from .labels import to_numpy
-from .loading import TrainedRun
 from .translate import TranslationResult
+
+if TYPE_CHECKING:
+    from .run import TranslationRun
 
 
 def vocabulary_digest(vocab: Vocab) -> str:
@@ -66,87 +63,21 @@ def check_same_vocabularies(directories: Sequence[str | os.PathLike]) -> None:
                     f"be ensembled: an ensemble needs runs trained with the same vocabularies")
 
 
-@dataclass(repr=False)
-class TrainedEnsemble(TrainedRun):
-    """Runs decoded together: `model` is their Ensemble, `config`, `vocabs`, `directory`,
-    `checkpoint` and `meta` the first member's; members: each TrainedRun, in the given order."""
-
-    members: list[TrainedRun] = field(default_factory=list)
-
-    @property
-    def has_attention(self) -> bool:
-        return any(member.has_attention for member in self.members)
-
-    @property
-    def ensemble(self) -> Ensemble:
-        return cast(Ensemble, self.model)
-
-    def quantized(self, kind: str | None) -> TrainedEnsemble:
-        if kind is None:
-            return self
-        members = [member.quantized(kind) for member in self.members]
-        return replace(self, model=_as_seq2seq(Ensemble([m.model for m in members])),
-                       members=members)
-
-    def translate(self, lines: Sequence[str], *, member_attention: bool = False,
-                  **settings: Any) -> list[TranslationResult]:
-        """As TrainedRun.translate; member_attention: each result (and alternative) also
-        carries `member_attention`, each member's own (T, S) piece attention in member order
-        (None for a member without attention), from a forced decode of its tokens."""
-        found = super().translate(lines, **settings)
-        if member_attention:
-            for line, result in zip(lines, found, strict=True):
-                self._with_members(line, result)
-        return found
-
-    def stream(self, lines: Iterable[str], *, member_attention: bool = False,
-               **settings: Any) -> Iterator[TranslationResult]:
-        if not member_attention:
-            return super().stream(lines, **settings)
-        pending: deque[str] = deque()  # lines read, not yet answered (results come in order)
-
-        def remember() -> Iterator[str]:
-            for line in lines:
-                pending.append(line)
-                yield line
-
-        return (self._with_members(pending.popleft(), result)
-                for result in super().stream(remember(), **settings))
-
-    def _with_members(self, line: str, result: TranslationResult) -> TranslationResult:
-        """The members' own attention of each hypothesis of `line`'s result."""
-        hypotheses = [h for h in result.hypotheses if h.tokens]
-        if hypotheses:
-            device = next(self.model.parameters()).device
-            batch = collate([(self.vocabs.src.encode(line), [])] * len(hypotheses))
-            own = member_attention(self.ensemble, batch.src.to(device),
-                                   batch.src_mask.to(device), [h.tokens for h in hypotheses])
-            for hypothesis, weights in zip(hypotheses, own, strict=True):
-                hypothesis.member_attention = [None if w is None else to_numpy(w)
-                                               for w in weights]
+def with_member_attention(run: TranslationRun, line: str,
+                          result: TranslationResult) -> TranslationResult:
+    """`result` (of `line`) with each hypothesis's `member_attention`: each member's own (T, S)
+    piece attention in member order (None for a member without attention), from a forced
+    decode of its tokens; a single model's is [its attention]."""
+    if not run.members:
+        for hypothesis in result.hypotheses:
+            hypothesis.member_attention = [hypothesis.attention]
         return result
-
-    def __repr__(self) -> str:
-        runs = ", ".join(repr(str(member.directory)) for member in self.members)
-        return f"TrainedEnsemble([{runs}], checkpoint={self.checkpoint!r})"
-
-
-def _as_seq2seq(ensemble: Ensemble) -> Seq2Seq:
-    # An Ensemble offers what decoding asks of a Seq2Seq (start, step, all_positions).
-    return cast(Seq2Seq, ensemble)
-
-
-def load_ensemble(directories: Sequence[str | os.PathLike], checkpoint: str | None = None,
-                  device: str | torch.device = "cpu") -> TrainedRun:
-    """The runs as one TrainedEnsemble (a single run: that TrainedRun), after checking their
-    vocabularies; `checkpoint` and `device` as load_run's, for every member."""
-    if not directories:
-        raise UserError("an ensemble needs at least one run")
-    if len(directories) == 1:
-        return loading.load_run(directories[0], checkpoint, device)
-    check_same_vocabularies(directories)
-    members = [loading.load_run(directory, checkpoint, device) for directory in directories]
-    first = members[0]
-    return TrainedEnsemble(first.directory, first.config, first.vocabs,
-                           _as_seq2seq(Ensemble([member.model for member in members])),
-                           first.checkpoint, first.meta, members)
+    hypotheses = [h for h in result.hypotheses if h.tokens]
+    if hypotheses:
+        device = next(run.model.parameters()).device
+        batch = collate([(run.vocabs.src.encode(line), [])] * len(hypotheses))
+        own = member_attention(cast(Ensemble, run.model), batch.src.to(device),
+                               batch.src_mask.to(device), [h.tokens for h in hypotheses])
+        for hypothesis, weights in zip(hypotheses, own, strict=True):
+            hypothesis.member_attention = [None if w is None else to_numpy(w) for w in weights]
+    return result

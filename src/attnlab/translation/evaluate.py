@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,8 +26,11 @@ from attnlab.eval import (
 from attnlab.train.progress import progress_bar
 
 from .alignment import AlignmentScore, GoldSet, score_alignments
+from .config import DecodeConfig
 from .corpus import split_path
-from .loading import TrainedRun
+
+if TYPE_CHECKING:
+    from .run import TranslationRun
 
 PER_PAIR = ("counts", "diagonal_counts")   # AlignmentScore's per-pair counts: not summaries
 
@@ -57,6 +60,16 @@ class Evaluation:
         parts.extend(score.format() for score in self.alignments)
         return "\n".join(parts)
 
+    def outputs(self) -> dict[str, Callable[[], str | bytes]]:
+        """Its further files by option name: the translations, the BLEU-by-length plot."""
+        from .figure import buckets_png
+
+        return {"hypotheses": lambda: "".join(line + "\n" for line in self.hypotheses),
+                "bucket_plot": lambda: buckets_png(self.buckets)}
+
+    def timing(self) -> str | None:
+        return None if self.decode_seconds is None else self.speed_line()
+
     def speed_line(self) -> str:
         """'decoded 1,000 sentences in 12.3 s (81.3 sentences/s)', or "" when not timed."""
         speed = self.speed
@@ -75,23 +88,21 @@ class Evaluation:
                                 if key not in PER_PAIR} for score in self.alignments]}
 
 
-def evaluate_run(run: TrainedRun, sources: list[str], references: list[str], *,
-                 beam: int | None = None, alpha: float | None = None,
-                 batch_size: int | None = None, edges: tuple[float, ...] = DEFAULT_EDGES,
+def evaluate_run(run: TranslationRun, sources: list[str], references: list[str], *,
+                 decode: DecodeConfig | None = None, edges: tuple[float, ...] = DEFAULT_EDGES,
                  golds: Sequence[GoldSet] = (), progress: bool = False,
-                 **decoding: Any) -> Evaluation:
-    """Translate `sources`, score against `references` (one each), bucket by source length,
-    and compute AER on each gold set; `progress`: bars on a terminal while it decodes and
-    aligns; `decoding`: the rest of TrainedRun.stream's settings (beta, length_penalty,
-    replace_unk, dictionary). The decoding is timed (Evaluation.speed)."""
+                 replace_unk: bool = False, dictionary: Any = None) -> Evaluation:
+    """Translate `sources` with `decode` (the run's settings when None), score against
+    `references` (one each), bucket by source length, and compute AER on each gold set;
+    `progress`: bars on a terminal while it decodes and aligns; replace_unk, dictionary: as
+    TranslationRun.stream's. The decoding is timed (Evaluation.speed)."""
     if len(sources) != len(references):
         raise DataError(f"{len(sources)} source lines but {len(references)} reference lines: "
                         f"they must be parallel")
     started = time.perf_counter()
     with progress_bar(len(sources), "translating", enabled=progress, unit="sentence") as bar:
         hypotheses = [result.text for result in run.stream(
-            sources, beam=beam, alpha=alpha, batch_size=batch_size, tick=bar.update,
-            **decoding)]
+            sources, decode, tick=bar.update, replace_unk=replace_unk, dictionary=dictionary)]
     seconds = time.perf_counter() - started
     scores = corpus_scores(hypotheses, references)
     buckets = bleu_by_length(sources, hypotheses, references, edges)
@@ -99,7 +110,7 @@ def evaluate_run(run: TrainedRun, sources: list[str], references: list[str], *,
     return Evaluation(scores, buckets, alignments, hypotheses, seconds)
 
 
-def read_pairs(run: TrainedRun, src: str | os.PathLike | None,
+def read_pairs(run: TranslationRun, src: str | os.PathLike | None,
                ref: str | os.PathLike | None) -> tuple[list[str], list[str], Path]:
     """Source and reference lines (plain or .gz), by default the run's test split; returns
     them with the source path (where the dates task's gold `.align` may lie)."""

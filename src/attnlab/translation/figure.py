@@ -11,7 +11,7 @@ import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 import numpy as np
 from PIL import Image
@@ -30,9 +30,12 @@ from attnlab.viz import (
 
 from .alignment import attention_units
 from .labels import LabelledAttention
-from .loading import TrainedRun
 from .records import labelled_from_record, read_record
 from .translate import TranslationResult
+
+if TYPE_CHECKING:
+    from .config import DecodeConfig
+    from .run import TranslationRun
 
 
 def heatmap_parts(labelled: LabelledAttention, pieces: bool
@@ -96,13 +99,13 @@ def heatmap_png(labelled: LabelledAttention, *, pieces: bool = False,
     return buffer.getvalue()
 
 
-def plot_sentence(run: TrainedRun, sentence: str, path: str | os.PathLike, *,
-                  pieces: bool | None = None, beam: int | None = None
+def plot_sentence(run: TranslationRun, sentence: str, path: str | os.PathLike, *,
+                  pieces: bool | None = None, decode: DecodeConfig | None = None
                   ) -> tuple[TranslationResult, str | None]:
     """Translate `sentence` and draw its heatmap; pieces=None draws characters for a
     character-level run and words otherwise. Returns the translation and plot_labelled's note."""
     check_image_path(path)  # before the translation, which may take long
-    result = next(iter(run.translate([sentence], beam=beam)))
+    result = next(iter(run.translate([sentence], decode)))
     note = plot_labelled(result, path, pieces=run.character_level if pieces is None else pieces,
                          title=heatmap_title(sentence, result.text),
                          characters=run.character_level)
@@ -132,7 +135,7 @@ class SampleHeatmap:
     note: str | None
 
 
-def sample_heatmaps(run: TrainedRun, sources: list[str],
+def sample_heatmaps(run: TranslationRun, sources: list[str],
                     beam: int | None = None) -> list[SampleHeatmap]:
     """Translate `sources` and draw each one's heatmap, at character level for a
     character-level run, else at word level; [] for a model without attention (nothing is

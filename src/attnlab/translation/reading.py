@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import os
-
 import torch
 from torch import nn
 
@@ -13,8 +11,6 @@ from attnlab.data.vocab import display_pieces
 from attnlab.errors import UserError
 from attnlab.models import LSTMNEncoder
 from attnlab.viz import SentenceReading
-
-from .loading import load_run
 
 
 @torch.no_grad()
@@ -32,10 +28,3 @@ def read_with_encoder(model: nn.Module, vocab: Vocab, sentence: str) -> Sentence
     weights = encoder.read(src, torch.ones_like(src, dtype=torch.bool)).weights  # (L, 1, S, S)
     tokens = [*display_pieces(vocab, sentence), SPECIAL_PIECES[EOS_ID]]
     return SentenceReading(tokens, weights[:, 0].cpu().numpy())
-
-
-def read_run(run_dir: str | os.PathLike, sentence: str, checkpoint: str | None = None,
-             device: str = "cpu") -> SentenceReading:
-    """How a translation run's LSTMN encoder reads `sentence` (the model on `device`)."""
-    run = load_run(run_dir, checkpoint, device)
-    return read_with_encoder(run.model, run.vocabs.src, sentence)

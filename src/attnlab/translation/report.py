@@ -13,6 +13,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attnlab.config import config_to_dict
 from attnlab.data import read_parallel
@@ -21,13 +22,14 @@ from attnlab.files import atomic_output, check_output_path
 from attnlab.train.monitor import METRICS_FILE, read_curves
 from attnlab.viz.report import Example, Result, report_html
 
-from .alignment import GoldSet
+from .alignment import GoldSet, dates_gold
 from .corpus import split_path
 from .evaluate import Evaluation, evaluate_run
 from .figure import buckets_png, sample_heatmaps
-from .golds import dates_gold
-from .loading import TrainedRun
 from .run_summary import PathNames, curve_charts, run_title, shown_config
+
+if TYPE_CHECKING:
+    from .run import TranslationRun
 
 BUCKET_CAPTION = "BLEU by source length (analogue of Bahdanau et al. 2015, Fig. 2)"
 
@@ -56,7 +58,7 @@ def evaluation_results(evaluation: Evaluation) -> list[Result]:
     return results
 
 
-def validation_pairs(run: TrainedRun) -> tuple[list[str], list[str], Path, Path]:
+def validation_pairs(run: TranslationRun) -> tuple[list[str], list[str], Path, Path]:
     """The run's validation pairs as training scored them (the first data.valid_sentences),
     with the source and reference files."""
     data = run.config.data
@@ -66,7 +68,7 @@ def validation_pairs(run: TrainedRun) -> tuple[list[str], list[str], Path, Path]
     return [source for source, _ in pairs], [target for _, target in pairs], src_path, ref_path
 
 
-def sample_examples(run: TrainedRun, sources: list[str], references: list[str],
+def sample_examples(run: TranslationRun, sources: list[str], references: list[str],
                     evaluation: Evaluation, count: int, beam: int | None) -> list[Example]:
     """The first `count` pairs with a non-empty source: source, reference and output, with the
     output's heatmap when the model attends."""
@@ -83,7 +85,7 @@ def sample_examples(run: TrainedRun, sources: list[str], references: list[str],
     return examples
 
 
-def _samples_note(run: TrainedRun, count: int, beam: int) -> str:
+def _samples_note(run: TranslationRun, count: int, beam: int) -> str:
     if not count:
         return ""
     search = "greedy search" if beam == 1 else f"beam search (beam {beam})"
@@ -93,14 +95,14 @@ def _samples_note(run: TrainedRun, count: int, beam: int) -> str:
     return f"The first {count} evaluated sentences, translated by {search}. {where}"
 
 
-def _lead(run: TrainedRun, names: PathNames, evaluated: str, beam: int) -> str:
+def _lead(run: TranslationRun, names: PathNames, evaluated: str, beam: int) -> str:
     step = run.meta.get("step")
     steps = f" (step {step:,})" if isinstance(step, int) else ""
     search = "greedy search" if beam == 1 else f"beam {beam}"
     return f"Checkpoint {run.checkpoint}{steps}, {search}; {names.hide(evaluated)}."
 
 
-def write_run_report(run: TrainedRun, path: str | os.PathLike, *,
+def write_run_report(run: TranslationRun, path: str | os.PathLike, *,
                      sources: list[str] | None = None, references: list[str] | None = None,
                      src_path: str | os.PathLike | None = None,
                      ref_path: str | os.PathLike | None = None, beam: int | None = None,
@@ -113,7 +115,7 @@ def write_run_report(run: TrainedRun, path: str | os.PathLike, *,
     checked before the evaluation and written whole at the end (WriteError otherwise).
     `progress`: bars on a terminal while it evaluates."""
     path = check_output_path(path)
-    names = PathNames(run.directory)
+    names = PathNames(run.path)
     beam = beam or run.config.decode.beam
     first_lines, results, examples = False, [], []
     if sources is None:
@@ -131,7 +133,8 @@ def write_run_report(run: TrainedRun, path: str | os.PathLike, *,
         dates = dates_gold(run, src_path, sources, references, first_lines=first_lines)
         chosen = [replace(gold, name=names.hide(gold.name))
                   for gold in (dates, *golds) if gold is not None]
-        evaluation = evaluate_run(run, sources, references, beam=beam,
+        evaluation = evaluate_run(run, sources, references,
+                                  decode=run.decode_settings(beam=beam),
                                   golds=chosen if run.has_attention else [],
                                   progress=progress)
         results = evaluation_results(evaluation)
@@ -143,7 +146,7 @@ def write_run_report(run: TrainedRun, path: str | os.PathLike, *,
     page = report_html(title=run_title(run), lead=_lead(run, names, evaluated, beam),
                        results=results, examples=examples,
                        examples_note=_samples_note(run, len(examples), beam),
-                       charts=curve_charts(read_curves(run.directory / METRICS_FILE),
+                       charts=curve_charts(read_curves(run.path / METRICS_FILE),
                                            run.config.train.early_stopping.metric),
                        config=shown_config(config_to_dict(run.config), names))
     with atomic_output(path) as file:

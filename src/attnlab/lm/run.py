@@ -1,0 +1,115 @@
+"""A trained language model (an LSTMN or an LSTM), loaded back to score text and to show how
+the LSTMN reads.
+
+    run = LanguageModelRun.load("runs/lm-lstmn")
+    run.perplexity(["A man is sleeping ."]).perplexity
+    run.read("A man is sleeping .").weights          # (layers, T, T)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import torch
+
+from attnlab.data import Vocab, load_vocab
+from attnlab.errors import DataError, UserError
+from attnlab.models import LanguageModel, build_language_model
+from attnlab.train.runs import listed, load_weights, open_run
+from attnlab.train.trained import Run
+from attnlab.viz import SentenceReading
+
+from .config import LMRunConfig
+from .corpus import VOCAB_NAME, encode_text
+from .evaluate import PerplexityResult, text_perplexity
+from .reading import read_with_language_model
+from .task import TASK, model_signature
+
+
+@dataclass(repr=False)
+class LanguageModelRun(Run):
+    """A language-model run's model (eval mode), vocabulary and config."""
+
+    task: ClassVar[str] = TASK
+    kind: ClassVar[str] = "a language model"
+    verbs: ClassVar[dict[str, str]] = {"perplexity": ".perplexity(lines)",
+                                       "read": ".read(sentence)"}
+    evaluate_options: ClassVar[tuple[str, ...]] = ("text", "batch_size")
+    plot_options: ClassVar[tuple[str, ...]] = ("matrix", "layer")
+    plot_example: ClassVar[str] = '"A man is sleeping ."'
+
+    config: LMRunConfig
+    model: LanguageModel
+    vocab: Vocab
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, checkpoint: str | None = None, *,
+             device: str | torch.device = "cpu") -> LanguageModelRun:
+        run = open_run(path, LMRunConfig, checkpoint, task=TASK)
+        vocab = load_vocab(run.path, VOCAB_NAME)
+        model = build_language_model(run.config.model, len(vocab),
+                                     max_len=run.config.data.max_len + 1)
+        load_weights(run, model, model_signature(run.config, vocab), device)
+        return cls(run.path, run.checkpoint, run.meta, run.config, model, vocab)
+
+    @classmethod
+    def plot_name(cls, example: str) -> str:
+        return "self-attention.png"
+
+    @property
+    def reads_with_attention(self) -> bool:
+        """Whether it is an LSTMN (an LSTM has no self-attention to show)."""
+        return self.config.model.kind == "lstmn"
+
+    def read(self, sentence: str) -> SentenceReading:
+        """What an LSTMN attends to reading <s> w_1 .. w_n: tokens and weights
+        (layers, T, T), row t the weights over the tokens before t."""
+        return read_with_language_model(self.model, self.vocab, sentence)
+
+    def perplexity(self, lines: Iterable[str], *, batch_size: int | None = None,
+                   progress: bool = False, source: str = "the lines") -> PerplexityResult:
+        """Per-token perplexity of the sentences (EOS counted); empty lines and those over the
+        run's data.max_len pieces are skipped and counted; `batch_size` sentences a batch
+        (default the run's data.batch_size, as validation reads)."""
+        lines = listed(lines, "perplexity", "lines")
+        max_len = self.config.data.max_len
+        encoded = encode_text(lines, self.vocab, max_len)
+        if not encoded.sentences:
+            raise DataError(f"{source} have no sentence to score ({encoded.summary()}); "
+                            f"perplexity needs at least one non-empty line of at most "
+                            f"{max_len} pieces")
+        return text_perplexity(self.model, encoded, batch_size or self.config.data.batch_size,
+                               self.checkpoint, progress)
+
+    def evaluate(self, *, text: str | os.PathLike | None = None,
+                 batch_size: int | None = None, progress: bool = False,
+                 log: Callable[[str], None] = print, **overrides: Any) -> PerplexityResult:
+        """Perplexity on the file `text` (plain or .gz, one sentence a line; default: the
+        run's data.test)."""
+        from attnlab.data import read_lines
+
+        if overrides:
+            raise UserError(f"a language model has no decode settings "
+                            f"({', '.join(sorted(overrides))})")
+        data = self.config.data
+        if text is None and data.test is None:
+            raise UserError("no text to evaluate: give one (--text), or set data.test in the "
+                            "run's config")
+        path = text if text is not None else data.path(str(data.test))
+        return self.perplexity(read_lines(path), batch_size=batch_size, progress=progress,
+                               source=str(path))
+
+    def plot(self, example: str, output: str | os.PathLike, *, matrix: str | None = None,
+             layer: int = -1, **overrides: Any) -> list[str]:
+        """The LSTMN reading figure of the sentence `example` into `output`, and its weight
+        matrix (default: the output's name with -matrix)."""
+        from .figure import plot_reading_to
+
+        if overrides:
+            raise UserError(f"a language model's reading figure has no decode settings "
+                            f"({', '.join(sorted(overrides))})")
+        figure, weights = plot_reading_to(self.read(example), self.path, output, matrix, layer)
+        return [f"reading figure: {figure}", f"weight matrix: {weights}"]
