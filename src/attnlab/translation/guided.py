@@ -99,7 +99,7 @@ def check_soft_attention(model_config) -> None:
     if decoder.kind == "none":
         raise ConfigError("train.guided_alignment needs attention to guide, and "
                           "model.decoder.kind none has none")
-    if decoder.attention.mechanism == "hard":
+    if decoder.attention.hard:
         raise ConfigError("train.guided_alignment works with soft attention (global, local-m, "
                           "local-p) only: hard attention samples the source position its "
                           "context comes from, so its weights are not what the decoder reads")
