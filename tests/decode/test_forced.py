@@ -36,7 +36,6 @@ def test_matches_teacher_forcing_in_input_order(setup):
         assert alignment.target_words == alignment.target_pieces
         assert alignment.word_attention.shape == (len(target.split()) + 1,
                                                   len(source.split()) + 1)
-        assert alignment.words_only().shape == (len(target.split()), len(source.split()))
 
 
 def test_batch_size_does_not_matter(setup):
