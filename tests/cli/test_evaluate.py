@@ -10,8 +10,13 @@ import pytest
 import attnlab
 from attnlab.cli import main
 from attnlab.translation import LabelledAttention
-from attnlab.translation.alignment import alignment_weights, argmax_links, rwth_gold
-from attnlab.translation.golds import environment_rwth_dir, rwth_gold_for_run
+from attnlab.translation.alignment import (
+    alignment_weights,
+    argmax_links,
+    environment_rwth_dir,
+    rwth_gold,
+    rwth_gold_for_run,
+)
 from attnlab.translation.loading import load_run
 
 AER_LINE = re.compile(r"^AER (\d\.\d{4})  (.*)$", re.MULTILINE)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from attnlab.cli import main
-from attnlab.eval import read_links
+from attnlab.translation.alignment import read_links
 
 LINES = ["5. März 2024", "", "2024年3月5日 星期二", "   ", "March 5, 2024"]
 

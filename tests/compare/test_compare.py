@@ -157,19 +157,3 @@ def test_a_member_with_another_config_is_refused_not_replaced(tmp_path, dates_di
     assert "holds a run with another config" in error and "model.decoder.hidden_dim" in error
     assert sorted(p.name for p in run.iterdir()) == before
 
-
-def test_the_row_check_finds_a_row_labelled_one_step_off(monkeypatch):
-    """row_shift_aers: with predicted links equal to gold, row t wins; with every link moved
-    one target word later (an off-by-one labelling), row t+1 wins."""
-    from attnlab.eval import AlignmentSet
-    from attnlab.translation import alignment
-
-    gold_links = [frozenset({(0, 0), (1, 1), (2, 2), (3, 3)}), frozenset({(1, 0), (0, 1)})]
-    kept = [AlignmentSet(links, links) for links in gold_links]
-    for offset, best in ((0, 0), (1, 1)):
-        predicted = [{(i, t + offset) for i, t in links} for links in gold_links]
-        monkeypatch.setattr(alignment, "_predicted_links",
-                            lambda *a, p=predicted: (p, kept, [(4, 4), (2, 2)]))
-        found = alignment.row_shift_aers(None, None)
-        assert min(found, key=found.get) == best
-        assert found[best] == 0.0 and all(v > 0 for k, v in found.items() if k != best)

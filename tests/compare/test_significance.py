@@ -22,7 +22,7 @@ from attnlab.compare.significance import (
     spread,
     text_pair_test,
 )
-from attnlab.eval import AlignmentSet, aer_counts, aer_from_counts
+from attnlab.translation.alignment import AlignmentSet, aer_counts, aer_from_counts
 
 WORDS = ("a man woman dog child in on the with red blue shirt is riding running bike street "
          "park ball two three people near water green small big").split()

@@ -8,8 +8,8 @@ import torch
 
 from attnlab.data import EOS_ID, collate
 from attnlab.decode import beam_search, greedy_search
-from attnlab.eval import merge_subwords
 from attnlab.translation import DecodeConfig, iter_translate, translate
+from attnlab.translation.labels import merge_subwords
 
 from .models import tiny, vocabularies
 

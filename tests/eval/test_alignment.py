@@ -9,16 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attnlab.errors import DataError
-from attnlab.eval import (
+from attnlab.translation.alignment import (
     AlignmentSet,
     aer,
     aer_counts,
     aer_from_counts,
     alignment_from_attention,
-    merge_subwords,
     read_links,
-    word_ids_from_pieces,
 )
+from attnlab.translation.labels import merge_subwords, word_ids_from_pieces
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_ROOT = Path(os.environ.get("ATTNLAB_DATA", REPO_ROOT.parent / "shared" / "data"))

@@ -16,7 +16,7 @@ from attnlab.data import SPECIAL_PIECES, TokenVocab
 from attnlab.errors import ConfigError, DataError
 from attnlab.train import run_experiment
 from attnlab.translation import RunConfig, TranslationTask
-from attnlab.translation import links as links_module
+from attnlab.translation.alignment import corpus_links as links_module
 from attnlab.translation.corpus import Vocabularies
 from attnlab.translation.guided import guided_alignment_loss, piece_links
 

@@ -11,7 +11,8 @@ import torch
 from attnlab.attention import WindowWeights, as_dense
 from attnlab.data import UNK_ID, collate
 from attnlab.train.config import GuidedAlignmentConfig
-from attnlab.translation import DecodeConfig, forced_alignment, translate
+from attnlab.translation import DecodeConfig, translate
+from attnlab.translation.alignment import forced_alignment
 from attnlab.translation.guided import CorpusGuide
 from attnlab.translation.unknown import UnknownWords
 from decode.models import tiny, vocabularies

@@ -7,7 +7,7 @@ import argparse
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from attnlab.translation.aligner import METHODS
+    from attnlab.translation.alignment import METHODS
 
     parser = subparsers.add_parser(
         "align", help="word-align a parallel corpus with eflomal, for guided alignment",
@@ -30,7 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.files import check_outputs
-    from attnlab.translation.links import align_corpus, sidecar
+    from attnlab.translation.alignment import align_corpus, sidecar
 
     check_outputs({"--src": args.src, "--tgt": args.tgt},
                   {"--output": args.output, "its FILE.json": str(sidecar(args.output))})

@@ -30,7 +30,7 @@ import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 
-from attnlab.eval import aer_from_counts
+from attnlab.translation.alignment import aer_from_counts
 
 RULE = ("For each seed, A and B are compared on the same test sentences with a paired test; "
         "A > B means A is significantly better (p < 0.05) in a strict majority of the seeds, "
@@ -161,7 +161,8 @@ def aer_pair_test(counts_a: np.ndarray, counts_b: np.ndarray, *, samples: int = 
                   seed: int = 12345) -> PairResult:
     """Paired bootstrap test (Koehn 2004) of A's AER against B's (metric "aer", fractions).
 
-    counts_a, counts_b: `attnlab.eval.aer_counts` arrays (n, 4) of the same n sentence pairs.
+    counts_a, counts_b: `attnlab.translation.alignment.aer_counts` arrays (n, 4) of the same n
+    sentence pairs.
     Each of the samples resamples draws n sentence indices with replacement, the same for both
     systems (drawn like sacreBLEU's: numpy's default_rng(seed).choice(n, (samples, n))), and
     scores both on them. The p-value is sacreBLEU's paired bootstrap one

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import babel
 
-from attnlab.errors import ConfigError, DataError
+from attnlab.errors import ConfigError
 from attnlab.files import writing
 
 from .date_formats import CASES, LANGUAGES, PATTERNS, Field, order_ambiguous, render
@@ -119,24 +119,10 @@ def generate_dates(size: int, seed: int) -> list[DateExample]:
 
 
 def format_alignment(links: list[tuple[int, int]]) -> str:
-    """Pharaoh line: "0-0 1-1 ..."."""
+    """Pharaoh line: "0-0 1-1 ...", in the order given (the gold is written sorted by (i, j));
+    data sits below translation, so the dates gold is read back by
+    attnlab.translation.alignment.read_links, the one Pharaoh reader."""
     return " ".join(f"{i}-{j}" for i, j in links)
-
-
-def _parse_link(link: str) -> tuple[int, int]:
-    source, target = link.split("-")  # a ValueError unless exactly one hyphen
-    return int(source), int(target)
-
-
-def read_alignments(path: str | Path) -> list[list[tuple[int, int]]]:
-    """Read a Pharaoh file: one list of (i, j) links per line."""
-    result = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        try:
-            result.append([_parse_link(link) for link in line.split()])
-        except ValueError:
-            raise DataError(f"{path}, line {number}: expected 'i-j' links, got {line!r}") from None
-    return result
 
 
 def _split_sizes(size: int, splits: Mapping[str, float]) -> dict[str, int]:

@@ -31,10 +31,10 @@ from attnlab.attention import Weights, as_dense
 from attnlab.errors import ConfigError
 from attnlab.train.config import GuidedAlignmentConfig
 
+from .alignment import read_corpus_links
 from .config import DataConfig
 from .corpus import EncodedCorpus, Vocabularies, split_paths
 from .labels import words
-from .links import read_corpus_links
 
 GUIDE_FLOOR = 1e-12
 COSTS = ("ce", "mse")
@@ -125,8 +125,9 @@ class CorpusGuide:
 def corpus_guide(config: GuidedAlignmentConfig, data: DataConfig, vocabs: Vocabularies,
                  encoded: EncodedCorpus, pairs: int,
                  log: Callable[[str], None] = print) -> CorpusGuide:
-    """Read config.links for the `pairs` training pairs of `data` (see links.py for its checks)
-    and turn the kept pairs' word links into piece links; says how many links it found."""
+    """Read config.links for the `pairs` training pairs of `data` (see
+    alignment/corpus_links.py for its checks) and turn the kept pairs' word links into piece
+    links; says how many links it found."""
     source, target = split_paths(data, data.train)
     corpus_links = read_corpus_links(config.links, source, target, pairs)
     found, outside, total = [], 0, 0

@@ -1,5 +1,5 @@
-"""Word links of a whole parallel corpus from eflomal (aligner.py), written once: the target of
-guided alignment (guided.py) and of `attnlab align`.
+"""Word links of a whole parallel corpus from eflomal (aligner.py), written once by `attnlab
+align`: the target of guided alignment (translation/guided.py).
 
     FILE        one Pharaoh line per sentence pair, 0-based "source-target" word links
     FILE.json   what it was made from: each side's path and sha256, the method, the count
@@ -19,13 +19,10 @@ from pathlib import Path
 
 from attnlab.data import read_lines
 from attnlab.errors import DataError
-from attnlab.eval import read_links
 from attnlab.files import atomic_output
 
 from .aligner import METHODS, _import_eflomal, eflomal_links, symmetrise
-from .alignment import links_line
-
-Link = tuple[int, int]  # (source index, target index), 0-based
+from .links import Link, links_line, read_links
 
 
 def file_digest(path: str | os.PathLike) -> str:

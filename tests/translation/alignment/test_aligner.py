@@ -12,11 +12,16 @@ from hypothesis import strategies as st
 
 from attnlab.data import read_lines
 from attnlab.errors import UserError
-from attnlab.eval import AlignmentSet
-from attnlab.translation.aligner import METHODS, aligner_aer, symmetrise
-from attnlab.translation.alignment import GoldSet, rwth_gold
+from attnlab.translation.alignment import (
+    METHODS,
+    AlignmentSet,
+    GoldSet,
+    aligner_aer,
+    rwth_gold,
+    symmetrise,
+)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 DATA_ROOT = Path(os.environ.get("ATTNLAB_DATA", REPO_ROOT.parent / "shared" / "data"))
 RWTH = DATA_ROOT / "rwth-deen-gold"
 MULTI30K = DATA_ROOT / "multi30k"

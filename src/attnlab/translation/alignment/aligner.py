@@ -3,7 +3,7 @@
 eflomal (Östling & Tiedemann 2017: Bayesian IBM1 -> HMM -> HMM+fertility, Gibbs sampling) is
 trained on the gold set's own sentence pairs, plus any extra parallel text, in both directions;
 the two directional alignments are merged by a symmetrisation heuristic (Och & Ney 2003; Koehn
-et al. 2003) and scored with the same AER as attention (aer in attnlab.eval). eflomal is an
+et al. 2003) and scored with the same AER as attention (aer.py). eflomal is an
 optional dependency: `pip install 'attnlab[aligner]'`.
 
 Links are (source index, target index), 0-based, as everywhere in attnlab.
@@ -16,11 +16,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from attnlab.errors import DataError, UserError
-from attnlab.eval import aer, read_links
 
-from .alignment import AlignmentScore, GoldSet
-
-Link = tuple[int, int]  # (source index, target index), 0-based
+from .aer import AlignmentScore, aer
+from .golds import GoldSet
+from .links import Link, read_links
 
 # The eight cells around a link: "diag" in grow-diag means the corners count too.
 NEIGHBOURS = ((-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))

@@ -1,14 +1,15 @@
-"""Which gold alignments a run's AER is computed on, each chosen explicitly by the caller.
+"""Gold sets: sentence pairs with their gold links, and which of them a run's AER is computed
+on, each chosen explicitly by the caller.
 
-- a gold file for the evaluated pairs (`evaluate --align-gold`): alignment.gold_from_file;
-- the dates task's `{split}.align` beside the source file: dates_gold;
-- the RWTH German-English set from a given folder (`--rwth DIR`), or else from
+- a gold file for the evaluated pairs (`evaluate --align-gold`): gold_from_file;
+- the dates task's `{split}.align` beside the source file (character links): dates_gold;
+- the RWTH German-English set (`rwth_gold`) from a given folder (`--rwth DIR`), or else from
   `$ATTNLAB_DATA/rwth-deen-gold` when ATTNLAB_DATA is set and that folder exists: rwth_gold_for_run.
 
 Nothing here guesses where data lies: without `--rwth` and ATTNLAB_DATA there is no RWTH gold.
 A model without attention gets AER only on a gold set asked for by name (a file or a folder).
 choose_golds puts these together for `evaluate` and says in one line what it chose, or why
-there is no gold set.
+there is no gold set; scored_on_rwth tells from an evaluation record whether it was the RWTH set.
 """
 
 from __future__ import annotations
@@ -17,15 +18,79 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .alignment import GoldSet, dates_gold_path, gold_from_file, rwth_gold
-from .loading import TrainedRun
+from attnlab.data import read_lines
+from attnlab.errors import DataError
+
+from .links import AlignmentSet, Link, read_links
+from .protocol import AlignableRun
 
 DATA_VARIABLE = "ATTNLAB_DATA"
 RWTH_NAME = "rwth-deen-gold"
+RWTH_FILES = ("test.de-en", "deen.talp")
 GERMAN_ENGLISH = (("de", "en"), ("en", "de"))
 
 
-def dates_gold(run: TrainedRun, src_path: str | os.PathLike | None, sources: list[str],
+@dataclass
+class GoldSet:
+    """Sentence pairs with their gold alignments; links (source, target) 0-based."""
+
+    name: str
+    sources: list[str]
+    targets: list[str]
+    alignments: list[AlignmentSet]
+
+    def __post_init__(self):
+        if not len(self.sources) == len(self.targets) == len(self.alignments):
+            raise DataError(f"{self.name}: {len(self.sources)} sources, {len(self.targets)} "
+                            f"targets and {len(self.alignments)} alignment lines do not match")
+
+
+def dates_gold_path(src_path: str | os.PathLike) -> Path:
+    """Where the dates task keeps the gold links of `{split}.src`: `{split}.align` beside it."""
+    path = Path(src_path)
+    stem = path.name.removesuffix(".gz").rsplit(".", 1)[0]
+    return path.with_name(f"{stem}.align")
+
+
+def gold_from_file(path: str | os.PathLike, sources: list[str], targets: list[str], *,
+                   one_indexed: bool = False, first_lines: bool = False) -> GoldSet:
+    """Gold links for the pairs (sources[k], targets[k]) from a Pharaoh file (0-based, or
+    1-indexed RWTH/TALP with `one_indexed`). `first_lines`: the pairs are the first lines of
+    the file's corpus, so only that many lines of links are used."""
+    links = read_links(path, one_indexed=one_indexed)
+    return GoldSet(str(path), sources, targets, links[: len(sources)] if first_lines else links)
+
+
+def rwth_gold(directory: str | os.PathLike, *, reverse: bool = False) -> GoldSet:
+    """The RWTH German-English gold set: `test.de-en` ("German ||| English", tokenised) and
+    `deen.talp` (1-indexed German-English links). `reverse` makes English the source side."""
+    directory = Path(directory)
+    text, links = (directory / name for name in RWTH_FILES)
+    sources, targets = [], []
+    for number, line in enumerate(read_lines(text), start=1):
+        parts = line.split(" ||| ")
+        if len(parts) != 2:
+            raise DataError(f"{text} line {number}: expected 'German ||| English'")
+        sources.append(parts[0].strip())
+        targets.append(parts[1].strip())
+    gold = read_links(links, one_indexed=True)
+    if reverse:
+        gold = [AlignmentSet(_flip(a.sure), _flip(a.possible)) for a in gold]
+        sources, targets = targets, sources
+    return GoldSet(f"RWTH de-en gold ({directory})", sources, targets, gold)
+
+
+def _flip(links: frozenset[Link]) -> frozenset[Link]:
+    return frozenset((target, source) for source, target in links)
+
+
+def scored_on_rwth(record: dict) -> bool:
+    """Whether an evaluation record (a run's `alignments`: AlignmentScore dicts) has an AER on
+    the RWTH gold set, whose names begin with "RWTH" (see rwth_gold)."""
+    return any(score["name"].startswith("RWTH") for score in record.get("alignments") or [])
+
+
+def dates_gold(run: AlignableRun, src_path: str | os.PathLike | None, sources: list[str],
                targets: list[str], *, first_lines: bool = False) -> GoldSet | None:
     """The dates task's gold of the pairs (sources[k], targets[k]) read from `src_path`: the
     `.align` file beside it (see dates_gold_path). None when there is no such file, no
@@ -48,7 +113,7 @@ def environment_rwth_dir() -> Path | None:
     return directory if directory.is_dir() else None
 
 
-def rwth_gold_for_run(run: TrainedRun,
+def rwth_gold_for_run(run: AlignableRun,
                       directory: str | os.PathLike | None = None) -> GoldSet | None:
     """The RWTH gold set in the run's direction (English the source side for an en-de run).
 
@@ -81,7 +146,7 @@ class GoldChoice:
                                       for gold in self.golds)
 
 
-def choose_golds(run: TrainedRun, src_path: str | os.PathLike | None, sources: list[str],
+def choose_golds(run: AlignableRun, src_path: str | os.PathLike | None, sources: list[str],
                  targets: list[str], *, align_gold: str | os.PathLike | None = None,
                  one_indexed: bool = False, rwth: str | os.PathLike | None = None,
                  use_rwth: bool = True) -> GoldChoice:
@@ -99,7 +164,7 @@ def choose_golds(run: TrainedRun, src_path: str | os.PathLike | None, sources: l
     return GoldChoice(golds, "" if golds else _no_gold_reason(run, src_path, use_rwth))
 
 
-def _no_gold_reason(run: TrainedRun, src_path: str | os.PathLike | None, use_rwth: bool) -> str:
+def _no_gold_reason(run: AlignableRun, src_path: str | os.PathLike | None, use_rwth: bool) -> str:
     languages = (run.config.data.src_lang, run.config.data.tgt_lang)
     if not run.has_attention:
         return "this model has no attention, so its alignments cannot be scored"

@@ -15,8 +15,8 @@ from attnlab.data import collate
 from attnlab.decode import evaluating, log_probs, row_attention
 from attnlab.models import Seq2Seq
 
-from .corpus import Vocabularies
-from .labels import LabelledAttention, label, sentence_pieces, to_numpy
+from ..corpus import Vocabularies
+from ..labels import LabelledAttention, label, sentence_pieces, to_numpy
 
 
 @dataclass
@@ -69,7 +69,7 @@ def _align_batch(model: Seq2Seq, vocabs: Vocabularies, pairs: list[tuple[list[in
     if out.attention is None:
         raise ValueError("forced alignment needs a model with attention; this decoder has none")
     # an Ensemble's logits are its members' mean log-probabilities already
-    scores = out.logits if getattr(model, "outputs_log_probs", False) else log_probs(out.logits)
+    scores = out.logits if model.outputs_log_probs else log_probs(out.logits)
     token_scores = scores.gather(-1, batch.tgt_out.unsqueeze(-1)).squeeze(-1)
     totals = torch.where(batch.tgt_mask, token_scores, 0.0).sum(-1).tolist()  # (B,)
     found = []

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.eval import merge_subwords
+from attnlab.translation.labels import merge_subwords
 
 
 def merge_loop(weights, source_ids, target_ids):
