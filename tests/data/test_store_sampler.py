@@ -1,5 +1,6 @@
 """The numpy sampler against plain loops: the same batches as the sampler it replaced (for a
-checkpoint that names no order), the same cuts for its own order, and its share under DDP."""
+checkpoint that names no order, read through attnlab.train.formats), the same cuts for its own
+order, and its share under DDP."""
 
 import random
 
@@ -7,13 +8,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnlab.data.sampler import (
-    BucketBatchSampler,
-    Pcg64Order,
-    PythonOrder,
-    sort_keys,
-)
+from attnlab.data.sampler import BucketBatchSampler, Pcg64Order, sort_keys
 from attnlab.train.distributed import DistContext, rank_batches
+from attnlab.train.formats import PythonOrder, upgrade_training_state
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -80,8 +77,8 @@ def test_a_state_without_order_resumes_the_first_samplers_batches(lengths, batch
     sampler = BucketBatchSampler(lengths, batch_size, batch_unit=unit, seed=seed,
                                  pool_batches=pool)
     state = {**sampler.state_dict(), "epoch": epoch}
-    del state["order"]   # as the first sampler saved it
-    sampler.load_state_dict(state)
+    del state["order"]   # as the first sampler saved it, read as a checkpoint reads it
+    sampler.load_state_dict(upgrade_training_state({"sampler": state})["sampler"])
     assert sampler.order == "python"
     assert list(sampler) == legacy_shuffle_batches(lengths, batch_size, unit, pool, seed, epoch)
     # and the run keeps that order: its next checkpoint names it

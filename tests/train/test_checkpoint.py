@@ -84,6 +84,15 @@ def test_foreign_checkpoints_are_refused(tmp_path):
         run_dir.load_checkpoint("best", model())
 
 
+def test_a_sampler_state_of_the_first_sampler_is_read_with_its_order(tmp_path):
+    # it named no order: train/formats.py reads it as the "python" order it was shuffled with
+    run_dir = RunDir(tmp_path / "run")
+    sampler = {"epoch": 2, "batches_done": 3, "seed": 1}
+    run_dir.save_checkpoint("last", model(), SIGNATURE, training_state={"sampler": sampler})
+    state = run_dir.load_checkpoint("last", model(), SIGNATURE).training_state
+    assert state["sampler"] == {**sampler, "order": "python"}
+
+
 def test_config_round_trip(tmp_path):
     run_dir = RunDir(tmp_path / "run")
     run_dir.write_config({"train": {"lr": 0.001}})

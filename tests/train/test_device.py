@@ -7,7 +7,7 @@ import pytest
 import torch
 from toy_task import ToyTask
 
-from attnlab.config import load_config
+from attnlab.config import config_from_dict, load_config
 from attnlab.errors import ConfigError
 from attnlab.train import RunDir, TrainConfig, train
 from attnlab.train.config import ExperimentConfig
@@ -73,10 +73,15 @@ def test_a_misspelt_device_is_refused_as_the_config_loads(name):
         TrainConfig(device=name)
 
 
-def test_an_older_runs_null_device_means_auto(no_gpu):
-    # read as "auto" itself, so that compare's identity check and resume see no difference
-    config = load_config({"train": {"device": None}}, ExperimentConfig).train
+def test_an_older_runs_null_device_means_auto(no_gpu, tmp_path):
+    # an older run's config.json is read (train/formats.py) with "auto" itself, so that
+    # compare's identity check and resume see no difference; a config given today names one
+    run = RunDir(tmp_path / "run")
+    run.write_config({"train": {"device": None}})
+    config = config_from_dict(run.read_config(), ExperimentConfig).train
     assert config.device == "auto" and resolve_device(config.device) == torch.device("cpu")
+    with pytest.raises(ConfigError, match="train.device must be a string, got None"):
+        load_config({"train": {"device": None}}, ExperimentConfig)
     assert resolve_device(None) == torch.device("cpu")
     assert TrainConfig().device == "auto" and TrainConfig().precision == "fp32"
 

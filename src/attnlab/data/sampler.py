@@ -17,7 +17,6 @@ loader; for an exact resume, save the number of batches the training loop actual
 from __future__ import annotations
 
 import hashlib
-import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -65,25 +64,10 @@ class Pcg64Order:
         return keys.astype(index_dtype(n))
 
 
-class PythonOrder:
-    """The permutations of attnlab's first sampler (random.Random("seed/epoch").shuffle), kept
-    so that a run checkpointed with it resumes with exactly the batches it would have had. It
-    builds n Python ints per epoch: new runs use Pcg64Order."""
-
-    def __init__(self, seed: int, epoch: int):
-        self.rng = random.Random(f"{seed}/{epoch}")
-
-    def permutation(self, n: int) -> np.ndarray:
-        order = list(range(n))
-        self.rng.shuffle(order)
-        return np.array(order, dtype=index_dtype(n))
-
-
-# How an epoch's examples and batches are shuffled; a checkpoint names the one it used.
-ORDERS: dict[str, Callable[[int, int], Permutations]] = {"pcg64": Pcg64Order,
-                                                         "python": PythonOrder}
+# How an epoch's examples and batches are shuffled; a checkpoint names the one it used. The
+# orders of older samplers are registered here by attnlab.train.formats, which reads old runs.
+ORDERS: dict[str, Callable[[int, int], Permutations]] = {"pcg64": Pcg64Order}
 DEFAULT_ORDER = "pcg64"
-LEGACY_ORDER = "python"   # a sampler state that names no order was saved with this one
 
 
 @dataclass
@@ -178,7 +162,7 @@ class BucketBatchSampler:
             if key in state and state[key] != mine:
                 raise CheckpointError(f"sampler state was saved with {key}={state[key]!r} but "
                                       f"this run has {key}={mine!r}; the batches would differ")
-        order = state.get("order", LEGACY_ORDER)
+        order = state.get("order")
         if order not in ORDERS:
             raise CheckpointError(f"sampler state was saved with order={order!r}, which this "
                                   f"version does not know; options: {sorted(ORDERS)}")

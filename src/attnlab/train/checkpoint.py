@@ -37,7 +37,7 @@ from attnlab.errors import CheckpointError, WriteError
 from attnlab.files import atomic_output, describe, writing
 from attnlab.version import __version__
 
-from .formats import FORMAT_VERSION, upgrade_config, upgrade_meta
+from .formats import FORMAT_VERSION, upgrade_config, upgrade_meta, upgrade_training_state
 from .identity import (
     META_FILE,
     MODEL_FILE,
@@ -288,7 +288,7 @@ def _load_state(path: Path) -> dict:
     if not isinstance(state, dict):
         raise CheckpointError(f"{path} is not a training state (it holds a "
                               f"{type(state).__name__}, not a table)")
-    return state
+    return upgrade_training_state(state)
 
 
 def _read_meta(directory: Path) -> dict:

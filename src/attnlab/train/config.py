@@ -113,8 +113,8 @@ class TrainConfig:
     seed: int = 1                 # training randomness (dropout, sampling); rank r uses seed + r
     threads: int | None = None    # torch intra-op threads; None = leave torch's choice
     # auto: CUDA when torch sees a GPU, else the CPU; cuda: under torchrun each rank takes
-    # cuda:LOCAL_RANK; cuda:N one GPU. None (the configs of older runs) = auto.
-    device: str | None = "auto"
+    # cuda:LOCAL_RANK; cuda:N one GPU.
+    device: str = "auto"
     # fp32; bf16 or fp16: mixed precision, autocast around the forward pass and the loss with
     # fp32 weights (Micikevicius et al. 2018); fp16 adds a gradient scaler and needs CUDA.
     precision: Literal["fp32", "bf16", "fp16"] = "fp32"
@@ -138,8 +138,6 @@ class TrainConfig:
                               "to compare with")
         if self.max_steps is None and self.max_epochs is None and self.max_minutes is None:
             raise ConfigError("train needs a budget: set max_steps, max_epochs or max_minutes")
-        if self.device is None:   # an older run's config: None meant what auto means now
-            self.device = "auto"
         try:
             check_device_name(self.device)
         except ValueError as error:

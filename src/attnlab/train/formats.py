@@ -8,13 +8,24 @@
 
 Only the format before the current one is read: each format change adds its upgrade here and
 drops the oldest one. The upgrade is of plain JSON data, so it needs no model code.
+
+Beside the numbered formats, what older versions wrote that is still read, as this one:
+
+- config.json's `train.device: null` (before train.device had "auto"): what "auto" means now;
+- a sampler state that names no order (before the numpy sampler): it was shuffled by
+  random.Random("seed/epoch"), so it resumes with PythonOrder, the "python" order registered
+  into the sampler's ORDERS here, and keeps it in the run's later checkpoints.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
+from attnlab.data.sampler import ORDERS, index_dtype
 from attnlab.errors import CheckpointError
 
 FORMAT_VERSION = 3
@@ -43,7 +54,8 @@ def upgrade_meta(meta: dict[str, Any], where: object) -> dict[str, Any]:
 
 def upgrade_config(config: Any) -> Any:
     """A config (or a part of one) as plain data, with every format-2 attention section
-    rewritten to name its mechanism; anything else is returned as it is."""
+    rewritten to name its mechanism and a null train.device read as "auto"; anything else is
+    returned as it is."""
     if not isinstance(config, Mapping):
         return config
     upgraded = {key: upgrade_config(value) for key, value in config.items()}
@@ -51,7 +63,37 @@ def upgrade_config(config: Any) -> Any:
     if isinstance(attention, Mapping) and any(key in attention for key in SWITCHES_2) \
             and "mechanism" not in attention:
         upgraded["attention"] = _named_mechanism(attention)
+    train = upgraded.get("train")
+    if isinstance(train, Mapping) and "device" in train and train["device"] is None:
+        upgraded["train"] = {**train, "device": "auto"}
     return upgraded
+
+
+def upgrade_training_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint's training state with its sampler state naming its order: one that names
+    none was saved by the first sampler, and resumes with that sampler's "python" order."""
+    sampler = state.get("sampler")
+    if isinstance(sampler, Mapping) and "order" not in sampler:
+        return {**state, "sampler": {**sampler, "order": LEGACY_ORDER}}
+    return state
+
+
+class PythonOrder:
+    """The permutations of attnlab's first sampler (random.Random("seed/epoch").shuffle), kept
+    so that a run checkpointed with it resumes with exactly the batches it would have had. It
+    builds n Python ints per epoch: new runs use the sampler's own order."""
+
+    def __init__(self, seed: int, epoch: int):
+        self.rng = random.Random(f"{seed}/{epoch}")
+
+    def permutation(self, n: int) -> np.ndarray:
+        order = list(range(n))
+        self.rng.shuffle(order)
+        return np.array(order, dtype=index_dtype(n))
+
+
+LEGACY_ORDER = "python"   # the order of a sampler state that names none
+ORDERS[LEGACY_ORDER] = PythonOrder
 
 
 def _named_mechanism(attention: Mapping[str, Any]) -> dict[str, Any]:
