@@ -6,9 +6,9 @@ import torch
 
 from attnlab.attention import as_dense
 from attnlab.data import collate
-from attnlab.translation import DecodeConfig, forced_alignment, translate
-
-from .models import tiny, vocabularies
+from attnlab.translation import DecodeConfig, translate
+from attnlab.translation.alignment import forced_alignment
+from decode.models import tiny, vocabularies
 
 SOURCES = ["ab cde", "g", "fed cba ab", "abc", ""]
 TARGETS = ["s t u", "v", "w x", "", "y z"]
