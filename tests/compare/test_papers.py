@@ -3,7 +3,14 @@ off the papers' own tables."""
 
 import pytest
 
-from attnlab.compare.papers import PAPERS, PaperTable, row_value, tables_for
+from attnlab.compare.papers import (
+    BAHDANAU_TABLE_1,
+    LUONG_TABLE_1,
+    LUONG_TABLE_4,
+    PAPERS,
+    PaperTable,
+    tables_for,
+)
 
 ALL_TABLES = [table for tables in PAPERS.values() for table in tables]
 
@@ -47,42 +54,40 @@ def test_a_malformed_table_is_refused():
     ("Moses", "BLEU (all)", 33.30),
 ])
 def test_bahdanau_table_1(row, column, expected):
-    assert row_value("bahdanau2015", row, column) == expected
+    assert BAHDANAU_TABLE_1.value(row, column) == expected
 
 
-@pytest.mark.parametrize("row, column, expected", [
-    ("global (dot)", "BLEU", 18.6),
-    ("global (dot)", "BLEU + unk replace", 20.5),
-    ("local-p (general)", "perplexity", 5.9),
-    ("local-p (general)", "BLEU + unk replace", 20.9),
-    ("local-m (dot)", "perplexity", 7.0),
-    ("base + reverse + dropout", "BLEU", 14.0),
-    ("base + reverse + dropout", "perplexity", 8.1),
+@pytest.mark.parametrize("table, row, column, expected", [
+    (LUONG_TABLE_4, "global (dot)", "BLEU", 18.6),
+    (LUONG_TABLE_4, "global (dot)", "BLEU + unk replace", 20.5),
+    (LUONG_TABLE_4, "local-p (general)", "perplexity", 5.9),
+    (LUONG_TABLE_4, "local-p (general)", "BLEU + unk replace", 20.9),
+    (LUONG_TABLE_4, "local-m (dot)", "perplexity", 7.0),
+    (LUONG_TABLE_1, "base + reverse + dropout", "BLEU", 14.0),
+    (LUONG_TABLE_1, "base + reverse + dropout", "perplexity", 8.1),
 ])
-def test_luong_tables_1_and_4(row, column, expected):
-    assert row_value("luong2015", row, column) == expected
+def test_luong_tables_1_and_4(table, row, column, expected):
+    assert table.value(row, column) == expected
 
 
 def test_luong_reports_the_five_bleu_gain_over_no_attention():
-    gain = (row_value("luong2015", "+ local-p (general) + feed", "BLEU")
-            - row_value("luong2015", "base + reverse + dropout", "BLEU"))
+    gain = (LUONG_TABLE_1.value("+ local-p (general) + feed", "BLEU")
+            - LUONG_TABLE_1.value("base + reverse + dropout", "BLEU"))
     assert gain == pytest.approx(5.0)
 
 
 def test_a_figure_the_paper_does_not_give_is_none():
-    assert row_value("luong2015", "local-m (dot)", "BLEU") is None
-    assert row_value("luong2015", "ensemble of 8 + unk replace", "perplexity") is None
+    assert LUONG_TABLE_4.value("local-m (dot)", "BLEU") is None
+    assert LUONG_TABLE_1.value("ensemble of 8 + unk replace", "perplexity") is None
 
 
-@pytest.mark.parametrize("key, row, column", [
-    ("bahdanau2015", "no such row", "BLEU (all)"),
-    ("bahdanau2015", "RNNsearch-50", "no such column"),
-    ("luong2015", "RNNsearch-50", "BLEU"),
-    ("no such paper", "RNNsearch-50", "BLEU (all)"),
-    (None, "RNNsearch-50", "BLEU (all)"),
+@pytest.mark.parametrize("table, row, column", [
+    (BAHDANAU_TABLE_1, "no such row", "BLEU (all)"),
+    (BAHDANAU_TABLE_1, "RNNsearch-50", "no such column"),
+    (LUONG_TABLE_1, "RNNsearch-50", "BLEU"),
 ])
-def test_missing_row_column_or_paper_gives_none(key, row, column):
-    assert row_value(key, row, column) is None
+def test_a_missing_row_or_column_gives_none(table, row, column):
+    assert table.value(row, column) is None
 
 
 def test_tables_for_unknown_or_no_paper_is_empty():

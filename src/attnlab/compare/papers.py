@@ -128,11 +128,3 @@ def tables_for(key: str | None) -> tuple[PaperTable, ...]:
     """The paper's tables; empty for None or a key not in PAPERS."""
     return PAPERS.get(key, ()) if key else ()
 
-
-def row_value(key: str | None, row: str, column: str) -> float | None:
-    """The figure at (row, column) in the first of the paper's tables that has both; None when
-    no table has them or the paper gives no figure there."""
-    for table in tables_for(key):
-        if row in table.row_names and column in table.columns:
-            return table.value(row, column)
-    return None

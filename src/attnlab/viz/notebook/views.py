@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from . import assets, draw
-from .tables import matrix_table
 
 DECIMALS = 5  # weights in the HTML: enough to keep every argmax, small enough to read
 
@@ -71,11 +70,6 @@ class View:
     def to_svg(self) -> str:
         """The figure the view's SVG download saves, as SVG text."""
         return draw.to_svg(self.figure_payload())
-
-    def save_svg(self, path: str | os.PathLike) -> Path:
-        path = Path(path)
-        path.write_text(self.to_svg(), encoding="utf-8")
-        return path
 
     def save_png(self, path: str | os.PathLike, scale: float = 2.0) -> Path:
         """The same figure as PNG, `scale` pixels per SVG pixel (2, as the page's download)."""
@@ -159,10 +153,6 @@ def group(views: list[View]) -> View:
         [view.weights for view in views],
         parts=list(views),
     )
-
-
-def matrix_text(title: str, rows: list[str], cols: list[str], weights: Any) -> str:
-    return f"{title}\n{matrix_table(rows, cols, weights)}"
 
 
 def titled(view: View, label: str) -> View:
