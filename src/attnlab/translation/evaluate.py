@@ -1,6 +1,6 @@
 """Evaluate a trained run on parallel text: sacreBLEU BLEU and chrF, BLEU by source length,
-and AER of its attention on the gold sets it is given (see alignment.py for how AER is computed
-and golds.py for choosing the gold sets)."""
+and AER of its attention on the gold sets it is given (see alignment/from_attention.py for how
+AER is computed and alignment/golds.py for choosing the gold sets)."""
 
 from __future__ import annotations
 

@@ -208,8 +208,9 @@ class TranslationRun(Run):
                  progress: bool = False, log: Callable[[str], None] = print,
                  **overrides: Any) -> Evaluation:
         """Translate `src` (default: the run's test split) and score it against `ref`: BLEU,
-        chrF, BLEU by source length, and AER on the gold sets that apply (see golds.py); the
-        header lines go to `log`. An Evaluation (format, to_dict, outputs)."""
+        chrF, BLEU by source length, and AER on the gold sets that apply (see
+        alignment/golds.py); the header lines go to `log`. An Evaluation (format, to_dict,
+        outputs)."""
         from attnlab.eval import DEFAULT_EDGES
 
         from .alignment import choose_golds
