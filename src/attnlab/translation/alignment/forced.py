@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-import numpy as np
 import torch
 
 from attnlab.data import collate
@@ -25,12 +24,6 @@ class ForcedAlignment(LabelledAttention):
     source). Pieces and words of both sides end with "</s>" (see LabelledAttention)."""
 
     log_prob: float
-
-    def words_only(self) -> np.ndarray:
-        """word_attention without the "</s>" row and column: (T words, S words), indexed like
-        whitespace words and so like gold alignment links."""
-        # a ForcedAlignment always has attention (forced_alignment refuses a model without)
-        return cast(np.ndarray, self.word_attention)[:-1, :-1]
 
 
 def forced_alignment(model: Seq2Seq, vocabs: Vocabularies, sources: list[str],
