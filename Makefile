@@ -8,7 +8,7 @@ TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: test demo docs lint types install lock fonts browser clean
+.PHONY: test test-fast demo docs lint types install lock fonts browser clean
 
 # The versions tested together (requirements.lock), then attnlab itself without resolving
 # anything: pyproject.toml's ranges are for people who install attnlab into their own project.
@@ -26,6 +26,11 @@ install: $(STAMP)
 # ruff and mypy first: either failing fails `make test` (and CI) before pytest starts.
 test: $(STAMP) browser lint types
 	$(TEST_ENV) $(PY) -m pytest -n 2 -q
+
+# The edit loop: the unit and property tests, under 2 minutes; no model is trained (the tests
+# marked slow, and every test using a trained run's fixture, are left out), no lint or types.
+test-fast: $(STAMP)
+	$(TEST_ENV) $(PY) -m pytest -n 2 -q -m "not slow"
 
 demo: $(STAMP)
 	$(VENV)/bin/attnlab demo
