@@ -74,6 +74,7 @@ def fresh(wheel, tmp_path_factory) -> Path:
     return venv
 
 
+@pytest.mark.slow
 def test_the_wheel_carries_the_configs_suites_and_static_files(wheel):
     assert any(name.startswith("attnlab/configs/compare/") for name in DATA)
     assert "attnlab/serve/static/index.html" in DATA
@@ -94,6 +95,7 @@ def test_the_wheel_carries_the_configs_suites_and_static_files(wheel):
         "Homepage", "Documentation", "Issues", "Changelog"}
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_shows_a_config_from_any_directory(fresh, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -111,6 +113,7 @@ def test_the_installed_wheel_shows_a_config_from_any_directory(fresh, tmp_path):
     assert all(path.is_file() for path in paths)
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_says_its_version(fresh, tmp_path):
     result = run([fresh / "bin" / "attnlab", "--version"], cwd=tmp_path)
     assert result.stdout.strip() == f"attnlab {attnlab.__version__}"

@@ -20,6 +20,7 @@ def kept_run(tmp_path_factory, deen_data):
                      validate_every=None, checkpoint_every=2, keep_checkpoints=3)
 
 
+@pytest.mark.slow
 def test_average_writes_a_run_every_command_reads(kept_run, tmp_path, capsys):
     output = tmp_path / "average"
     assert main(["average", "--run", str(kept_run), "--last", "2", "--output", str(output)]) == 0

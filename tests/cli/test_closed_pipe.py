@@ -23,6 +23,7 @@ def closed_pipe_run(*argv: str) -> subprocess.CompletedProcess:
         os.close(writer)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [("config", "list"), ("config", "show", "multi30k-luong-dot"),
                                   ("--help",), ("translate", "--help"), ("--version",)],
                          ids=" ".join)
@@ -31,6 +32,7 @@ def test_a_closed_pipe_ends_the_command_quietly(argv):
     assert (result.returncode, result.stderr) == (0, "")
 
 
+@pytest.mark.slow
 def test_the_same_commands_print_into_an_open_pipe():
     result = subprocess.run([sys.executable, "-m", "attnlab", "config", "list"],
                             capture_output=True, text=True, timeout=120, check=True)

@@ -45,6 +45,7 @@ def terminal(monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["translate", "evaluate", "report", "lm evaluate",
                                      "caption evaluate"])
 def test_a_bar_on_a_terminal_only_and_never_with_quiet(command, runs, tmp_path, monkeypatch,

@@ -39,6 +39,7 @@ def suite_file(tmp_path, data_dir, steps=(20, 20), name="tiny"):
     return path
 
 
+@pytest.mark.slow
 def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, capsys):
     out = tmp_path / "out"
     assert main(["compare", str(suite_file(tmp_path, dates_dir)), "--dir", str(out),
@@ -77,6 +78,7 @@ def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, cap
     assert "Attention adds" in markdown
 
 
+@pytest.mark.slow
 def test_report_gathers_what_is_finished_and_only_runs_one(tmp_path, dates_dir, capsys):
     out, suite = tmp_path / "out", str(suite_file(tmp_path, dates_dir, steps=(10, 10)))
     assert main(["compare", suite, "--dir", str(out), "--only", "bahdanau",
@@ -114,6 +116,7 @@ def train_steps(run_dir):
     return [r["step"] for r in records if r["kind"] == "train"]
 
 
+@pytest.mark.slow
 def test_a_killed_suite_resumes_the_member_it_was_training(tmp_path, dates_dir):
     out, steps = tmp_path / "out", 200
     suite = str(suite_file(tmp_path, dates_dir, steps=(10, steps)))
@@ -142,6 +145,7 @@ def test_a_killed_suite_resumes_the_member_it_was_training(tmp_path, dates_dir):
     assert json.loads((second / "compare.json").read_text())["updates"] == steps
 
 
+@pytest.mark.slow
 def test_a_member_with_another_config_is_refused_not_replaced(tmp_path, dates_dir, capsys):
     out = tmp_path / "out"
     suite = suite_file(tmp_path, dates_dir, steps=(10, 10))
@@ -156,4 +160,3 @@ def test_a_member_with_another_config_is_refused_not_replaced(tmp_path, dates_di
     error = capsys.readouterr().err
     assert "holds a run with another config" in error and "model.decoder.hidden_dim" in error
     assert sorted(p.name for p in run.iterdir()) == before
-

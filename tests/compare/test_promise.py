@@ -39,6 +39,7 @@ def contents(folder):
     return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")}
 
 
+@pytest.mark.slow
 def test_a_finished_member_with_another_config_is_refused_before_anything_trains(
         tmp_path, dates_dir, capsys):
     out, suite = tmp_path / "out", suite_file(tmp_path, dates_dir, steps=(10, 10))
@@ -57,6 +58,7 @@ def test_a_finished_member_with_another_config_is_refused_before_anything_trains
     assert not (out / "plain").exists()
 
 
+@pytest.mark.slow
 def test_a_run_an_older_attnlab_wrote_with_a_null_device_is_not_a_difference(
         tmp_path, dates_dir, capsys):
     # train.device None was what "auto" is now; the mechanisms and lstmn runs of an earlier
@@ -76,6 +78,7 @@ def test_a_run_an_older_attnlab_wrote_with_a_null_device_is_not_a_difference(
     assert {p: p.stat().st_mtime_ns for p in weights.rglob("*")} == before   # not retrained
 
 
+@pytest.mark.slow
 def test_every_random_seed_of_a_member_is_compared(tmp_path, dates_dir, capsys):
     out, suite = tmp_path / "out", suite_file(tmp_path, dates_dir, steps=(10, 10))
     assert main(["compare", str(suite), "--dir", str(out), "--only", "plain", "--seeds", "2",
@@ -90,6 +93,7 @@ def test_every_random_seed_of_a_member_is_compared(tmp_path, dates_dir, capsys):
     assert "member plain seed 2" in error and "model.decoder.hidden_dim: 20 there, 16 now" in error
 
 
+@pytest.mark.slow
 def test_retrain_replaces_every_run_of_that_member_and_only_when_asked(tmp_path, dates_dir,
                                                                       capsys):
     out, suite = tmp_path / "out", suite_file(tmp_path, dates_dir, steps=(10, 10))
@@ -162,6 +166,7 @@ def hold_lock(run_dir, seconds):
     return process
 
 
+@pytest.mark.slow
 def test_a_second_process_on_a_run_refuses_at_once_naming_the_first(tmp_path, dates_dir,
                                                                      capsys):
     out = tmp_path / "out"
@@ -189,6 +194,7 @@ def test_a_second_process_on_a_run_refuses_at_once_naming_the_first(tmp_path, da
         assert (run / "compare.lock").read_text().strip() == str(os.getpid())
 
 
+@pytest.mark.slow
 def test_wait_waits_for_the_other_process_then_trains(tmp_path, dates_dir, capsys):
     out = tmp_path / "out"
     suite = str(suite_file(tmp_path, dates_dir, steps=(10, 10)))
@@ -204,6 +210,7 @@ def test_wait_waits_for_the_other_process_then_trains(tmp_path, dates_dir, capsy
     assert json.loads((run / "compare.json").read_text())["updates"] == 10
 
 
+@pytest.mark.slow
 def test_a_jobs_child_on_a_run_another_command_holds_refuses_naming_it(tmp_path, dates_dir,
                                                                         capsys):
     out = tmp_path / "out"

@@ -27,6 +27,7 @@ def seeded_suite(tmp_path, data_dir, steps=(10, 300)):
     return path
 
 
+@pytest.mark.slow
 def test_jobs_train_two_seeds_at_once_and_a_killed_run_resumes_every_member(tmp_path,
                                                                             dates_dir):
     out = tmp_path / "out"

@@ -14,9 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import attnlab
 from attnlab.cli import build_parser
 from browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, missing_browser
+
+pytestmark = pytest.mark.slow  # each test builds the whole site with sphinx
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -45,6 +45,7 @@ def trained(tmp_path_factory):
     return directory / "run", result
 
 
+@pytest.mark.slow
 def test_trains_a_few_hundred_steps_and_learns(trained):
     run, result = trained
     assert result.steps == STEPS
@@ -54,6 +55,7 @@ def test_trains_a_few_hundred_steps_and_learns(trained):
     assert result.last_metrics["exact_match"] > 10
 
 
+@pytest.mark.slow
 def test_reading_figure_of_the_encoder(trained, capsys):
     run, _ = trained
     output = run / "figures" / "reading.png"

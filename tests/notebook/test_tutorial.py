@@ -39,6 +39,7 @@ def check_views(nb) -> None:
     assert {"translation", "compare", "caption", "reading"} <= found
 
 
+@pytest.mark.slow
 def test_the_tutorial_runs_top_to_bottom(tmp_path, monkeypatch):
     from nbclient import NotebookClient
 

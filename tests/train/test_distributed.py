@@ -11,6 +11,8 @@ from toy_task import ToyTask, ddp_worker, parameters
 
 from attnlab.train import RunDir, TrainConfig, train
 
+pytestmark = pytest.mark.slow  # each test launches training processes
+
 COLLECTIVE_TIMEOUT_S = 60  # a rank waiting longer in a collective raises
 FINISH_TIMEOUT_S = 300     # the whole launch, then the ranks are killed and the test fails
 

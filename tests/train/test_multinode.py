@@ -203,6 +203,7 @@ def rank_weights(out: Path, steps: int) -> dict[str, torch.Tensor]:
     return first
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(),
                     reason="finds torchrun's workers through /proc (Linux)")
 def test_two_nodes_agree_and_a_killed_run_resumes_exactly(tmp_path):

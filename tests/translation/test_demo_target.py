@@ -14,6 +14,7 @@ from attnlab.train import EarlyStoppingConfig, RunDir, TrainConfig, run_experime
 from attnlab.translation import TranslationTask, demo
 
 
+@pytest.mark.slow
 def test_the_demo_stops_when_the_target_is_reached(tmp_path, capsys):
     # Any model reaches 0%: training stops at the first validation.
     assert main(["demo", "--dir", str(tmp_path), "--size", "600", "--target", "0"]) == 0
@@ -26,6 +27,7 @@ def test_the_demo_stops_when_the_target_is_reached(tmp_path, capsys):
     assert (tmp_path / "alignment.png").is_file()
 
 
+@pytest.mark.slow
 def test_the_demo_says_when_it_stopped_short_and_exits_1(tmp_path, capsys):
     # Under a second of training (tens of updates) is far from 99% of the dates right.
     assert main(["demo", "--dir", str(tmp_path), "--size", "600", "--minutes", "0.01"]) == 1
@@ -42,6 +44,7 @@ def test_the_demo_says_when_it_stopped_short_and_exits_1(tmp_path, capsys):
     assert (tmp_path / "alignment.png").is_file()
 
 
+@pytest.mark.slow
 def test_an_interrupted_demo_does_not_blame_the_machine(tmp_path, capsys, monkeypatch):
     def interrupted(*args, **kwargs):   # Ctrl-C: the loop saves `last` and returns
         return dataclasses.replace(run_experiment(*args, **kwargs), stopped_by="interrupted")
@@ -65,6 +68,7 @@ def test_the_target_is_a_percentage(target, capsys):
     assert "--target" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("stopping", "stopped_by", "steps"), [
     (EarlyStoppingConfig("loss", "min", target=1e9), "target", 5),        # reached at once
     (EarlyStoppingConfig("loss", "min", target=-1.0), "max_steps", 10),   # never

@@ -104,6 +104,7 @@ def corpus(tmp_path):
     return tmp_path, links
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mechanism,score,decoder", [
     ("global", "additive", "bahdanau"), ("local-p", "general", "luong"),
     ("local-m", "dot", "luong"), ("global", "location", "bahdanau")])

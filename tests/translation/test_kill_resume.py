@@ -13,6 +13,8 @@ import yaml
 
 from attnlab.data import write_dates
 
+pytestmark = pytest.mark.slow  # trains, is killed, resumes
+
 STEPS = 60
 
 

@@ -11,6 +11,8 @@ from attnlab.config import load_config
 from attnlab.train import run_experiment
 from attnlab.translation import RunConfig, TranslationTask
 
+pytestmark = pytest.mark.slow  # the runs fixture trains local-p models
+
 PROBE = Path(__file__).resolve().parents[2] / "benchmarks" / "local_p_probe.py"
 PAIRS = [("Zwei Männer spielen Fußball .", "Two men play football ."),
          ("Ein Mann spielt Gitarre .", "A man plays guitar ."),

@@ -73,6 +73,7 @@ def error_line(capsys) -> str:
     return err.removeprefix("attnlab: error: ").rstrip("\n")
 
 
+@pytest.mark.slow
 def test_training_into_a_trained_run_needs_resume_or_overwrite(config_path, run, capsys):
     before = snapshot(run)
     capsys.readouterr()
@@ -83,6 +84,7 @@ def test_training_into_a_trained_run_needs_resume_or_overwrite(config_path, run,
     assert snapshot(run) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["lm", "caption"])
 def test_lm_and_caption_train_share_the_refusal(run, tmp_path, command, capsys):
     (tmp_path / "defaults.yaml").write_text("{}\n")
@@ -96,6 +98,7 @@ def test_lm_and_caption_train_share_the_refusal(run, tmp_path, command, capsys):
     assert "not allowed with argument" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_overwrite_replaces_the_old_run_and_says_what(config_path, run, capsys):
     (run / "notes.txt").write_text("mine")
     capsys.readouterr()
@@ -112,6 +115,7 @@ def test_overwrite_replaces_the_old_run_and_says_what(config_path, run, capsys):
     assert json.loads((run / "config.json").read_text())["model"]["decoder"]["hidden_dim"] == 24
 
 
+@pytest.mark.slow
 def test_overwrite_refused_by_a_check_removes_nothing(config_path, run, tmp_path, capsys):
     before = snapshot(run)
     capsys.readouterr()
@@ -121,6 +125,7 @@ def test_overwrite_refused_by_a_check_removes_nothing(config_path, run, tmp_path
     assert snapshot(run) == before
 
 
+@pytest.mark.slow
 def test_a_refused_resume_leaves_the_run_unchanged(config_path, run, capsys):
     before = snapshot(run)
     capsys.readouterr()
@@ -159,6 +164,7 @@ def other_sizes(config_path, tmp_path_factory):
     return runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", ["smaller", "bigger"])
 @pytest.mark.parametrize("hashes", [True, False])
 def test_a_training_state_of_another_run_is_one_sentence(run, other_sizes, size, hashes):
@@ -184,6 +190,7 @@ def test_a_training_state_of_another_run_is_one_sentence(run, other_sizes, size,
     assert snapshot(run) == before
 
 
+@pytest.mark.slow
 def test_a_full_disk_while_checkpointing_keeps_the_last_checkpoint(config_path, tmp_path,
                                                                    monkeypatch, capsys):
     write, run = checkpoint._write_file, tmp_path / "run"
@@ -205,6 +212,7 @@ def test_a_full_disk_while_checkpointing_keeps_the_last_checkpoint(config_path, 
     assert RunDir(run).read_meta("last")["step"] == 4
 
 
+@pytest.mark.slow
 def test_a_read_only_run_directory_is_one_sentence(config_path, run, monkeypatch, capsys):
     def read_only(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
@@ -218,6 +226,7 @@ def test_a_read_only_run_directory_is_one_sentence(config_path, run, monkeypatch
     assert snapshot(run) == before
 
 
+@pytest.mark.slow
 def test_metrics_that_cannot_be_written_are_one_sentence(config_path, run, capsys):
     (run / "metrics.jsonl").unlink()
     (run / "metrics.jsonl").mkdir()
@@ -228,6 +237,7 @@ def test_metrics_that_cannot_be_written_are_one_sentence(config_path, run, capsy
     assert RunDir(run).read_meta("last")["step"] == 4
 
 
+@pytest.mark.slow
 def test_a_full_disk_while_logging_is_one_sentence(config_path, tmp_path, monkeypatch, capsys):
     def full_disk(*args):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -239,6 +249,7 @@ def test_a_full_disk_while_logging_is_one_sentence(config_path, tmp_path, monkey
                                   f"space or write elsewhere")
 
 
+@pytest.mark.slow
 def test_a_run_that_saved_no_checkpoint_is_replaced(config_path, tmp_path, capsys):
     run = tmp_path / "run"
     run.mkdir()

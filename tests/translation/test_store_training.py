@@ -110,6 +110,7 @@ def test_the_cache_is_reused_when_unchanged_and_rebuilt_when_not(dates_dir, tmp_
     assert PairStore(first["training pairs"][0]).report.total == 240
 
 
+@pytest.mark.slow
 def test_a_resumed_run_reads_the_store_of_its_own_vocabularies(dates_dir, tmp_path):
     train_translation(config(dates_dir, train={"max_steps": 1}), tmp_path / "run",
                       progress=False, log=lambda _: None)
@@ -122,6 +123,7 @@ def losses(run_dir):
     return {r["step"]: r["loss"] for r in records if r["kind"] == "train"}
 
 
+@pytest.mark.slow
 def test_resume_mid_epoch_from_the_store_equals_an_uninterrupted_run(dates_dir, tmp_path):
     quiet = {"progress": False, "log": lambda _: None}
     train_translation(config(dates_dir), tmp_path / "straight", **quiet)

@@ -7,11 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import safetensors.torch
 import torch
 import yaml
 
 from attnlab.data import write_dates
+
+pytestmark = pytest.mark.slow  # trains under torchrun
 
 
 def free_port() -> int:

@@ -45,6 +45,7 @@ def tiny_config(dates_dir, **train):
     return load_config(data, RunConfig)
 
 
+@pytest.mark.slow
 def test_trains_validates_and_checkpoints(dates_dir, tmp_path):
     config = tiny_config(dates_dir)
     result = train_translation(config, tmp_path / "run", progress=False, log=lambda _: None)
@@ -61,6 +62,7 @@ def test_trains_validates_and_checkpoints(dates_dir, tmp_path):
     assert out.attention.shape == (len(out.target_pieces), len(out.source_pieces))
 
 
+@pytest.mark.slow
 def test_resume_continues_exactly(dates_dir, tmp_path):
     straight = train_translation(tiny_config(dates_dir), tmp_path / "a", progress=False,
                                  log=lambda _: None)
@@ -74,6 +76,7 @@ def test_resume_continues_exactly(dates_dir, tmp_path):
     assert weights[0] == weights[1]
 
 
+@pytest.mark.slow
 def test_checkpoint_of_another_model_is_refused(dates_dir, tmp_path):
     train_translation(tiny_config(dates_dir, max_steps=2), tmp_path / "run", progress=False,
                       log=lambda _: None)
