@@ -80,7 +80,8 @@ def test_averaging_matches_a_loop(rows, cols, row_block, col_block):
     np.testing.assert_allclose(scale.reduce(weights), expected, rtol=1e-12)
 
 
-@pytest.mark.parametrize(("rows", "cols"), [(37, 23), (300, 40), (5, 900)])
+@pytest.mark.parametrize(("rows", "cols"), [
+    (37, 23), pytest.param(300, 40, marks=pytest.mark.slow), (5, 900)])
 def test_bands_draw_exactly_what_one_image_draws(rows, cols, monkeypatch):
     """Large heatmaps are drawn in bands of rows (memory); the pixels are the same."""
     import attnlab.viz.heatmap as heatmap
