@@ -16,11 +16,9 @@ from attnlab.translation import RunConfig as TranslationRunConfig
 TASK_CONFIGS = (TranslationRunConfig, LMRunConfig, CaptionRunConfig)
 
 
-def test_the_paper_configs_and_the_seven_suites_are_shipped():
+def test_the_paper_configs_are_shipped_and_no_suite_shares_a_config_name():
     assert {"multi30k-bahdanau", "dates-bahdanau", "lm-multi30k-lstmn", "shapes-soft",
             "flickr8k-soft"} <= set(configs.config_names())
-    assert configs.suite_names() == ["bottleneck", "captioning", "dates", "lstmn",
-                                    "lstmn-converge", "mechanisms", "news-alignment"]
     assert not set(configs.config_names()) & set(configs.suite_names())  # show takes either
 
 

@@ -31,13 +31,6 @@ def test_the_four_suites_are_shipped_and_every_member_config_builds(tmp_path):
         assert len(steps) == 1, f"{name}: members differ in updates {steps}"
 
 
-def test_mechanisms_covers_the_papers_mechanisms():
-    suite = load_suite("mechanisms")
-    names = [member.name for member in suite.members]
-    assert names == ["no-attention", "bahdanau", "luong-dot", "luong-general", "luong-concat",
-                     "luong-location", "local-m", "local-p"]
-
-
 def test_scale_multiplies_the_updates_and_minutes_of_takes_the_other_members(tmp_path):
     suite = load_suite("lstmn")
     lstmn, _, equal_time = suite.members
