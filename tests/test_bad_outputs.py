@@ -93,6 +93,7 @@ def test_unexpected_errors_are_one_sentence_and_debug_shows_the_traceback(capsys
         main([*parser_default, "--debug"])
 
 
+@pytest.mark.slow
 def test_perplexity_of_an_empty_file_is_refused_not_one(tmp_path, capsys):
     from attnlab.config import load_config
     from attnlab.lm import LanguageModelTask, LMRunConfig, evaluate_perplexity

@@ -48,6 +48,7 @@ def trained_run(request, shapes_dir, tmp_path_factory):
     return run
 
 
+@pytest.mark.slow
 def test_a_tiny_model_fits_one_batch():
     model = tiny_model(doubly_stochastic=0.0)  # the penalty has a large floor: NLL only
     images, tgt_in, tgt_out, mask = tiny_batch()
@@ -62,6 +63,7 @@ def test_a_tiny_model_fits_one_batch():
     assert losses[-1] < 0.3 * losses[0]
 
 
+@pytest.mark.slow
 def test_training_writes_checkpoints_vocabulary_and_metrics(trained_run):
     run = RunDir(trained_run)
     assert run.has_checkpoint("last") and run.has_checkpoint("best")
@@ -72,6 +74,7 @@ def test_training_writes_checkpoints_vocabulary_and_metrics(trained_run):
         validation.get("metrics", validation))
 
 
+@pytest.mark.slow
 def test_resume_continues_from_last(shapes_dir, tmp_path):
     config = tiny_run_config(shapes_dir, max_steps=2, validate_every=2)
     train_captioning(config, tmp_path / "run", **QUIET)
@@ -80,6 +83,7 @@ def test_resume_continues_from_last(shapes_dir, tmp_path):
     assert result.steps == 4
 
 
+@pytest.mark.slow
 def test_training_into_a_trained_run_needs_resume_or_overwrite(trained_run, shapes_dir):
     before = {p: p.read_bytes() for p in trained_run.rglob("*") if p.is_file()}
     with pytest.raises(WriteError, match="already holds a trained run with best/"):
@@ -121,6 +125,7 @@ def test_degenerate_captions_are_named_before_training(shapes_dir, tmp_path, cha
     assert str(error.value) == message.format(json=config.data.json)
 
 
+@pytest.mark.slow
 def test_validation_gives_metrics_and_the_attention_figure(shapes_dir, tmp_path):
     task = CaptionTask(tiny_run_config(shapes_dir), None, log=lambda _: None)
     validation = task.validate(task.model)
@@ -131,6 +136,7 @@ def test_validation_gives_metrics_and_the_attention_figure(shapes_dir, tmp_path)
     assert ("attention" in validation.images) == bool(first_caption)
 
 
+@pytest.mark.slow
 def test_predict_prints_one_caption_per_image(trained_run, shapes_dir, capsys):
     images = [str(shapes_dir / "images" / name) for name in ("000000.png", "000010.png")]
     assert main(["caption", "predict", "--run", str(trained_run), *images]) == 0
@@ -138,6 +144,7 @@ def test_predict_prints_one_caption_per_image(trained_run, shapes_dir, capsys):
     assert [line.split("\t")[0] for line in lines] == images
 
 
+@pytest.mark.slow
 def test_evaluate_reports_bleu_and_localisation(trained_run, tmp_path, capsys):
     output = tmp_path / "scores.json"
     assert main(["caption", "evaluate", "--run", str(trained_run), "--beam", "1",
@@ -150,6 +157,7 @@ def test_evaluate_reports_bleu_and_localisation(trained_run, tmp_path, capsys):
     assert count == 2 and set(metrics) >= {"bleu1", "bleu2", "bleu3", "bleu4"}
 
 
+@pytest.mark.slow
 def test_plot_writes_the_figure(trained_run, shapes_dir, tmp_path, capsys):
     # A 4-step model may stop at once: a copy of the run whose EOS never wins has words to draw.
     run = tmp_path / "run"

@@ -46,6 +46,7 @@ RUN_FIXTURES = {"translation": "deen_run", "captioning": "caption_run",
                 "language-model": "lm_run"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("command", "kind", "reads", "use"), WRONG_KIND)
 def test_another_tasks_run_is_named_first_in_one_sentence(command, kind, reads, use, request,
                                                           tmp_path, capsys):

@@ -176,6 +176,7 @@ def test_a_search_cut_short_says_at_least(tmp_path, monkeypatch):
         f"folders, so it is not a run directory")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("run", "verb", "says"), [
     ("dates_run", "caption", "this is a translation model, which has no .caption(): use "
                              ".translate(lines) or .stream(lines)"),

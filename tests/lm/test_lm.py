@@ -77,6 +77,7 @@ def test_trains_validates_and_checkpoints(lstmn_run):
     assert (run / "vocab.json").is_file() and (run / "config.json").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["lstmn", "lstm"])
 def test_resume_continues_exactly(text_dir, tmp_path, kind):
     straight = train_language_model(tiny(text_dir, kind), tmp_path / "a", progress=False,
@@ -90,6 +91,7 @@ def test_resume_continues_exactly(text_dir, tmp_path, kind):
     assert weights[0] == weights[1]
 
 
+@pytest.mark.slow
 def test_cli_prints_parameter_count_and_resumes(text_dir, tmp_path, capsys):
     assert main(["lm", "train", str(write_yaml(tmp_path, tiny(text_dir))), "--run",
                  str(tmp_path / "run"), "--quiet", "--set", "train.max_steps=1"]) == 0
