@@ -11,6 +11,7 @@ from attnlab.files import atomic_output, check_output_path
 from . import evaluate, plot
 from .options import (
     add_beam,
+    add_hard_decoding,
     add_output,
     add_run_arguments,
     check_task,
@@ -36,9 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Caption each IMAGE with beam search: one 'IMAGE<tab>caption' line each.")
     add_run_arguments(predict, what="run directory of a trained captioner")
     add_beam(predict)
-    predict.add_argument("--hard-decoding", choices=["expectation", "argmax"],
-                         help="hard-attention models: read the soft expectation or only the "
-                         "most likely location (default: the config's decode.hard_attention)")
+    add_hard_decoding(predict)
     predict.add_argument("images", nargs="+", metavar="IMAGE", help="image files")
     add_output(predict, "write the caption lines to FILE (whole, at the end) instead of stdout")
     predict.set_defaults(func=run_predict)

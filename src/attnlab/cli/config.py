@@ -31,8 +31,8 @@ def run_list(args: argparse.Namespace) -> int:
     from attnlab import configs
 
     sections = [
-        ("Experiment configs (attnlab train NAME, lm train NAME or caption train NAME; each "
-         "says which):", configs.config_names(), configs.config_path),
+        ("Experiment configs (attnlab train NAME, whatever its task):", configs.config_names(),
+         configs.config_path),
         ("Comparison suites (attnlab compare NAME --dir DIR):", configs.suite_names(),
          configs.suite_path),
     ]

@@ -13,7 +13,7 @@ import sys
 from attnlab.errors import UserError
 from attnlab.files import check_outputs
 
-from .options import add_quiet, add_run_arguments, positive_int
+from .options import add_hard_decoding, add_quiet, add_run_arguments, positive_int
 from .translate import add_decode_arguments
 
 # The task options (the Run's evaluate_options take them by these names) and their flags.
@@ -85,9 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="captioning: the split to score (default: the config's test split)")
     parser.add_argument("--limit", type=positive_int, metavar="N",
                         help="captioning: score only the first N images")
-    parser.add_argument("--hard-decoding", choices=["expectation", "argmax"],
-                        help="hard-attention captioners: read the soft expectation or only the "
-                        "most likely location (default: the config's decode.hard_attention)")
+    add_hard_decoding(parser)
     parser.add_argument("--text", metavar="FILE", help="language model: text file, one "
                         "sentence a line, plain or .gz (default: the run's data.test)")
     parser.add_argument("--output", metavar="FILE", help="write the results as JSON")

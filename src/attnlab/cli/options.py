@@ -66,6 +66,12 @@ def add_beam(parser: argparse.ArgumentParser) -> None:
                         help="beam size, 1 = greedy (default: the run's decode.beam)")
 
 
+def add_hard_decoding(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hard-decoding", choices=["expectation", "argmax"],
+                        help="hard-attention captioners: read the soft expectation or only the "
+                        "most likely location (default: the config's decode.hard_attention)")
+
+
 def add_batch_size(parser: argparse.ArgumentParser, unit: str = "sentences",
                    default: str = "the run's decode.batch_size") -> None:
     parser.add_argument("--batch-size", type=positive_int, metavar="N",
@@ -101,7 +107,7 @@ def check_task(run: str | None, checkpoint: str | None, command: str,
         return
     if task is None or task in accepts or task not in RECIPES:
         return
-    verb = command.split()[-1]
+    verb = "predict" if command == "translate" else command.split()[-1]  # commands["predict"]
     raise CheckpointError(f"{run} is a {RECIPES[task].title} run, not a "
                           f"{RECIPES[accepts[0]].title} run; use "
                           f"{RECIPES[task].commands[verb]} --run {run}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from attnlab.errors import DataError, UserError
 from attnlab.files import check_outputs
 
-from .options import add_beam, add_run_arguments, plot_path, positive_int
+from .options import add_beam, add_hard_decoding, add_run_arguments, plot_path, positive_int
 
 USAGE = """attnlab plot --run DIR [--run DIR ...] EXAMPLE [--checkpoint {best,last}]
                            [--device DEVICE] [--beam K] [--output FILE] [--pieces | --words]
@@ -61,9 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="one cell per subword piece")
     level.add_argument("--words", dest="pieces", action="store_const", const=False,
                        help="one cell per word (the default, except for character-level runs)")
-    parser.add_argument("--hard-decoding", choices=["expectation", "argmax"],
-                        help="hard-attention captioners: read the soft expectation or only the "
-                        "most likely location (default: the config's decode.hard_attention)")
+    add_hard_decoding(parser)
     parser.add_argument("--matrix", metavar="FILE", help="language model: the weight matrix "
                         "(default: the --output file's name with -matrix)")
     parser.add_argument("--layer", type=int, metavar="L",
