@@ -67,8 +67,8 @@ from attnlab.attention.window_weights import as_dense
 from attnlab.data import Batch, collate
 from attnlab.models import Seq2Seq, build_model
 from attnlab.train import seed_everything
+from attnlab.translation import TranslationRun
 from attnlab.translation.corpus import read_split, split_paths
-from attnlab.translation.loading import TrainedRun, load_run
 
 Override = Callable[[Tensor, int], Tensor]  # (model p_t (B, Tq), first step) -> p_t
 
@@ -122,7 +122,7 @@ def gold_positions(align_line: str, target_length: int) -> list[float]:
 class Examples:
     """Encoded (source, target) pairs with a reference position per target step (NaN: none)."""
 
-    def __init__(self, run: TrainedRun, pairs: list[tuple[str, str]]):
+    def __init__(self, run: TranslationRun, pairs: list[tuple[str, str]]):
         self.run, self.pairs = run, pairs
         self.encoded = [(run.vocabs.src.encode(s), run.vocabs.tgt.encode(t)) for s, t in pairs]
         self.reference: list[np.ndarray] = []
@@ -153,7 +153,7 @@ def add_gold(examples: Examples, align_path: Path) -> None:
     examples.reference_name = f"gold alignment ({align_path.name})"
 
 
-def add_global_argmax(examples: Examples, global_run: TrainedRun) -> None:
+def add_global_argmax(examples: Examples, global_run: TranslationRun) -> None:
     for chunk, batch in examples.batches(64):
         with torch.no_grad():
             out = global_run.model.all_positions(batch.src, batch.src_mask, batch.tgt_in)
@@ -163,7 +163,7 @@ def add_global_argmax(examples: Examples, global_run: TrainedRun) -> None:
             row[-1] = math.nan  # the </s> step is left out, as for the gold
             examples.reference.append(row)
     examples.reference_name = (f"argmax of the global model's forced attention "
-                               f"({global_run.directory})")
+                               f"({global_run.path})")
 
 
 def add_diagonal(examples: Examples) -> None:
@@ -264,7 +264,7 @@ GROUPS = (
 )
 
 
-def gradient_probe(run: TrainedRun, model: Seq2Seq, examples: Examples,
+def gradient_probe(run: TranslationRun, model: Seq2Seq, examples: Examples,
                    batches: int) -> dict[str, object]:
     """Mean over `batches` training batches of each group's |grad|, |w|, and dL/dp_t."""
     local = local_attention(model)
@@ -318,7 +318,7 @@ def gradient_probe(run: TrainedRun, model: Seq2Seq, examples: Examples,
 
 # --- initialisation -------------------------------------------------------------------------------
 
-def fresh_model(run: TrainedRun) -> Seq2Seq:
+def fresh_model(run: TranslationRun) -> Seq2Seq:
     """The run's architecture with the weights training starts from (seeded by train.seed)."""
     seed_everything(run.config.train.seed)
     return build_model(run.config.model, len(run.vocabs.src), len(run.vocabs.tgt),
@@ -337,7 +337,7 @@ def gate_stats(result: dict[str, np.ndarray | float]) -> str:
 
 # --- figure ---------------------------------------------------------------------------------------
 
-def plot(run: TrainedRun, examples: Examples, local: LocalAttention, count: int,
+def plot(run: TranslationRun, examples: Examples, local: LocalAttention, count: int,
          path: Path, title: str) -> None:
     import matplotlib
 
@@ -410,7 +410,7 @@ def use_diagonal_prior() -> None:
 
 # --- main -----------------------------------------------------------------------------------------
 
-def trajectory(runs: list[TrainedRun], examples: Examples) -> None:
+def trajectory(runs: list[TranslationRun], examples: Examples) -> None:
     """One line per run (checkpoints of one training, same vocabularies): where p_t sits."""
     print(f"{'step':>6} {'gate mean':>9} {'gate std':>8} {'saturated':>9} {'p_t at EOS':>10} "
           f"{'|p_t-ref|':>9} {'r':>6} {'NLL':>7}")
@@ -460,7 +460,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.diagonal_prior:
         use_diagonal_prior()
 
-    runs = [load_run(directory) for directory in args.run]
+    runs = [TranslationRun.load(directory) for directory in args.run]
     if args.data is not None:
         runs = [replace(r, config=replace(r.config, data=replace(r.config.data, dir=args.data)))
                 for r in runs]
@@ -468,7 +468,7 @@ def main(argv: list[str] | None = None) -> None:
     local = local_attention(run.model)
     data = run.config.data
     pairs = read_split(data, args.split)[: args.sentences]
-    global_run = load_run(args.global_run) if args.global_run else None
+    global_run = TranslationRun.load(args.global_run) if args.global_run else None
 
     def examples_for(split_pairs: list[tuple[str, str]], split: str) -> Examples:
         ex = Examples(run, split_pairs)
@@ -491,7 +491,7 @@ def main(argv: list[str] | None = None) -> None:
     if len(runs) > 1:
         trajectory(sorted(runs, key=lambda r: int(r.meta.get("step", 0))), examples)
         return
-    print(f"run {run.directory} ({run.checkpoint}, step {run.meta.get('step', '?')}): "
+    print(f"run {run.path} ({run.checkpoint}, step {run.meta.get('step', '?')}): "
           f"{local.who}, D = {local.window}")
     trained = forced(run.model, local, examples)
 

@@ -3,6 +3,7 @@ cannot be written, caption/lm outputs, oversized images, empty evaluation text, 
 last fallback. Each gets one sentence, never a traceback."""
 
 import errno
+import json
 
 import pytest
 from PIL import Image
@@ -57,17 +58,20 @@ def test_garbage_image_is_one_sentence(tmp_path):
         load_image(path, 16)
 
 
-@pytest.mark.parametrize("command", [
-    ["caption", "plot", "--run", "R", "image.png", "--output", "OUT"],
-    ["caption", "evaluate", "--run", "R", "--output", "OUT"],
-    ["lm", "plot", "--run", "R", "a sentence", "--output", "OUT"],
+@pytest.mark.parametrize(("task", "command"), [
+    ("captioning", ["plot", "--run", "R", "image.png", "--output", "OUT"]),
+    ("captioning", ["evaluate", "--run", "R", "--output", "OUT"]),
+    ("lm", ["lm", "plot", "--run", "R", "a sentence", "--output", "OUT"]),
 ])
-def test_output_folders_are_checked_before_any_run_is_read(tmp_path, capsys, command):
-    # The --run path is checked first (it reads nothing), then the outputs, before the run's
-    # model is read: this run has a checkpoint folder whose model cannot be read at all.
+def test_output_folders_are_checked_before_any_run_is_read(tmp_path, capsys, task, command):
+    # The --run path is checked first (its meta.json says the task, whose options apply), then
+    # the outputs, before the run's model is read: this run has a checkpoint folder whose model
+    # (and config) cannot be read at all.
     run = tmp_path / "run"
     (run / "best").mkdir(parents=True)
     (run / "best" / "model.safetensors").write_bytes(b"not a model")
+    (run / "best" / "meta.json").write_text(json.dumps(
+        {"format_version": 3, "step": 1, "signature": {"task": task}, "files": {}}))
     out = tmp_path / "missing" / "out.png"
     argv = [str(out) if part == "OUT" else str(run) if part == "R" else part
             for part in command]
@@ -96,7 +100,7 @@ def test_unexpected_errors_are_one_sentence_and_debug_shows_the_traceback(capsys
 @pytest.mark.slow
 def test_perplexity_of_an_empty_file_is_refused_not_one(tmp_path, capsys):
     from attnlab.config import load_config
-    from attnlab.lm import LanguageModelTask, LMRunConfig, evaluate_perplexity
+    from attnlab.lm import LanguageModelRun, LanguageModelTask, LMRunConfig
     from attnlab.train import run_experiment
 
     (tmp_path / "train.txt").write_text("the cat sees the dog .\nthe dog sees it .\n" * 4)
@@ -109,7 +113,7 @@ def test_perplexity_of_an_empty_file_is_refused_not_one(tmp_path, capsys):
     run_experiment(LanguageModelTask, config, tmp_path / "run", progress=False, log=lambda _: 0)
     empty = tmp_path / "empty.txt"
     empty.write_text("\n  \n")
-    with pytest.raises(DataError, match=f"{empty} has no sentence to score"):
-        evaluate_perplexity(tmp_path / "run", empty)
-    assert main(["lm", "evaluate", "--run", str(tmp_path / "run"), "--text", str(empty)]) == 2
+    with pytest.raises(DataError, match=f"no sentence to score in {empty}"):
+        LanguageModelRun.load(tmp_path / "run").evaluate(text=empty)
+    assert main(["evaluate", "--run", str(tmp_path / "run"), "--text", str(empty)]) == 2
     assert "perplexity 1.00" not in capsys.readouterr().out

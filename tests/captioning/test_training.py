@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from attnlab.captioning import (
+    CaptioningRun,
     CaptionTask,
     evaluate_split,
-    load_trained,
     plot_caption,
     write_shapes,
 )
@@ -147,13 +147,15 @@ def test_predict_prints_one_caption_per_image(trained_run, shapes_dir, capsys):
 @pytest.mark.slow
 def test_evaluate_reports_bleu_and_localisation(trained_run, tmp_path, capsys):
     output = tmp_path / "scores.json"
-    assert main(["caption", "evaluate", "--run", str(trained_run), "--beam", "1",
+    assert main(["evaluate", "--run", str(trained_run), "--beam", "1",
                  "--output", str(output)]) == 0
     printed = capsys.readouterr().out
     assert "BLEU-4" in printed and "localisation" in printed and "chance" in printed
     scores = json.loads(output.read_text())
     assert scores["images"] == 4 and scores["split"] == "test"
-    metrics, _, count = evaluate_split(load_trained(trained_run), "val", beam=1, limit=2)
+    loaded = CaptioningRun.load(trained_run)
+    metrics, _, count = evaluate_split(loaded, "val", decode=loaded.decode_settings(beam=1),
+                                       limit=2)
     assert count == 2 and set(metrics) >= {"bleu1", "bleu2", "bleu3", "bleu4"}
 
 
@@ -162,16 +164,17 @@ def test_plot_writes_the_figure(trained_run, shapes_dir, tmp_path, capsys):
     # A 4-step model may stop at once: a copy of the run whose EOS never wins has words to draw.
     run = tmp_path / "run"
     shutil.copytree(trained_run, run)
-    trained = load_trained(run, "best")
+    trained = CaptioningRun.load(run, "best")
     trained.model.decoder.out.bias.data[EOS_ID] = -1e4
     RunDir(run).save_checkpoint("best", trained.model, RunDir(run).read_meta("best")["signature"])
     image = str(shapes_dir / "images" / "000010.png")
 
-    caption, path = plot_caption(trained, image, tmp_path / "attention.png", beam=1)
+    caption, path = plot_caption(trained, image, tmp_path / "attention.png",
+                                 trained.decode_settings(beam=1))
     assert path.stat().st_size > 1000 and len(caption.words) == 12  # decode.max_len
     output = tmp_path / "cli.png"
     capsys.readouterr()
-    code = main(["caption", "plot", "--run", str(run), "--checkpoint", "best", "--beam", "1",
+    code = main(["plot", "--run", str(run), "--checkpoint", "best", "--beam", "1",
                  image, "--output", str(output)])
     assert code == 0
     assert capsys.readouterr().out.splitlines() == [f"{image}\t{caption.text}",

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 import attnlab.serve
-import attnlab.translation.ensemble
 from attnlab.cli import build_parser, main
 from attnlab.errors import UserError
 from attnlab.serve.runs import load_runs
+from attnlab.translation import TranslationRun
 
 COMMANDS = {"translate": ["translate", "--run", "RUN"],
             "evaluate": ["evaluate", "--run", "RUN"],
@@ -45,11 +45,11 @@ def loaded_on(monkeypatch):
     """The device the run would be loaded on, by translate and evaluate."""
     seen = []
 
-    def load_ensemble(runs, checkpoint, device):
+    def load(path, checkpoint=None, *, device="cpu"):
         seen.append(device)
         raise Stop("stub: loaded")
 
-    monkeypatch.setattr(attnlab.translation.ensemble, "load_ensemble", load_ensemble)
+    monkeypatch.setattr(TranslationRun, "load", staticmethod(load))
     return seen
 
 

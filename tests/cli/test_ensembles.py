@@ -10,7 +10,7 @@ import torch
 
 from attnlab.cli import main
 from attnlab.data import EOS_ID, UNK_ID
-from attnlab.translation.ensemble import load_ensemble
+from attnlab.translation import TranslationRun
 
 SOURCES = ["Zwei Männer spielen Fußball .", "Ein Mann spielt Gitarre .", ""]
 
@@ -97,7 +97,7 @@ def test_penalty_flags_are_checked_in_one_sentence(deen_run, input_file, capsys)
 
 def always_unknown(trained):
     """The run's model made to write <unk> wherever it can."""
-    for member in getattr(trained, "members", [trained]):
+    for member in trained.members or [trained]:
         with torch.no_grad():
             member.model.decoder.output.proj.bias[UNK_ID] += 100.0
     return trained
@@ -105,7 +105,7 @@ def always_unknown(trained):
 
 @pytest.mark.parametrize("ensemble", [False, True])
 def test_replace_unk_copies_the_most_attended_source_word(deen_run, tmp_path, ensemble):
-    trained = always_unknown(load_ensemble([deen_run] * (2 if ensemble else 1)))
+    trained = always_unknown(TranslationRun.load([deen_run] * (2 if ensemble else 1)))
     (found,) = trained.translate([SOURCES[0]], n_best=2, replace_unk=True)
     words = SOURCES[0].split()
     for hypothesis in found.hypotheses:
@@ -131,8 +131,9 @@ def test_attnlab_load_of_several_paths_is_an_ensemble_with_the_same_methods(
     from attnlab.errors import CheckpointError
 
     single, twins = attnlab.load(deen_run), attnlab.load([deen_run, deen_run])
-    assert type(twins).__name__ == "EnsembleTranslator" and repr(twins).startswith(
-        f"EnsembleTranslator(['{deen_run}', '{deen_run}']")
+    assert type(twins) is TranslationRun and len(twins.members) == 2
+    assert twins.paths == [deen_run, deen_run] and twins.name == f"{deen_run} + {deen_run}"
+    assert single.paths == [deen_run] and single.members == []
     alone = single.translate(SOURCES[:2], n_best=2, beta=0.1, member_attention=True)
     together = twins.translate(SOURCES[:2], n_best=2, beta=0.1, member_attention=True)
     for one, two in zip(alone, together, strict=True):
@@ -150,9 +151,13 @@ def test_attnlab_load_of_several_paths_is_an_ensemble_with_the_same_methods(
     assert all(len(r.member_attention) == 2 for r in streamed)
     with pytest.raises(CheckpointError, match="different source vocabularies"):
         attnlab.load([deen_run, dates_run])
-    with pytest.raises(CheckpointError, match="language-model run: attnlab.load of several"):
+    with pytest.raises(CheckpointError, match="is a language-model run and .* a translation "
+                                              "run: an ensemble is of one task's runs"):
         attnlab.load([deen_run, lm_run])
-    assert type(attnlab.load([deen_run])).__name__ == "Translator"
+    with pytest.raises(CheckpointError, match="attnlab.load of several paths makes an ensemble "
+                                              "of translation runs only"):
+        attnlab.load([lm_run, lm_run])
+    assert type(attnlab.load([deen_run])) is TranslationRun
 
 
 def test_an_ensemble_is_scored_for_aer_on_its_mean_attention(dates_run, capsys):

@@ -9,15 +9,15 @@ import pytest
 
 import attnlab
 from attnlab.cli import main
-from attnlab.translation import LabelledAttention
+from attnlab.translation import LabelledAttention, TranslationRun
 from attnlab.translation.alignment import (
     alignment_weights,
     argmax_links,
     environment_rwth_dir,
+    forced_alignment,
     rwth_gold,
     rwth_gold_for_run,
 )
-from attnlab.translation.loading import load_run
 
 AER_LINE = re.compile(r"^AER (\d\.\d{4})  (.*)$", re.MULTILINE)
 
@@ -25,6 +25,41 @@ AER_LINE = re.compile(r"^AER (\d\.\d{4})  (.*)$", re.MULTILINE)
 def evaluate(capsys, *args):
     assert main(["evaluate", *map(str, args)]) == 0
     return capsys.readouterr().out
+
+
+def read(path):
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def aer_recomputed(run_dir, sources, targets, gold_lines, *, characters=False,
+                   one_indexed=False):
+    """(AER, pairs scored) recomputed here, apart from the library's links and AER: forced-decode
+    each reference, link each target unit (word, or character) to its most attended source unit
+    ("</s>" row and column left out), read the gold's Pharaoh links by hand ("i-j" sure, "ipj"
+    possible), and apply Och & Ney's definition, each count summed over the pairs. A pair whose
+    units do not match the gold's is left out, as evaluate leaves it out."""
+    run = TranslationRun.load(run_dir, device="cpu")
+    forced = forced_alignment(run.model, run.vocabs, list(sources), list(targets))
+    hits = size = pairs = 0
+    for alignment, source, target, line in zip(forced, sources, targets, gold_lines,
+                                               strict=True):
+        weights = np.asarray(alignment.attention if characters else alignment.word_attention)
+        weights = weights[:-1, :-1]
+        units = (len(target), len(source)) if characters else (len(target.split()),
+                                                               len(source.split()))
+        if weights.shape != units:
+            continue
+        predicted = {(int(row.argmax()), t) for t, row in enumerate(weights)}
+        sure, possible = set(), set()
+        for link in line.split():
+            kind = "-" if "-" in link else "p"
+            i, j = (int(index) - one_indexed for index in link.split(kind))
+            (sure if kind == "-" else possible).add((i, j))
+        possible |= sure
+        hits += len(predicted & sure) + len(predicted & possible)
+        size += len(predicted) + len(sure)
+        pairs += 1
+    return 1 - hits / size, pairs
 
 
 def test_dates_scores_buckets_and_aer(dates_run, dates_data, tmp_path, capsys):
@@ -37,7 +72,10 @@ def test_dates_scores_buckets_and_aer(dates_run, dates_data, tmp_path, capsys):
     assert re.search(r"source words\s+sentences\s+BLEU\n\s+0-1\s+\d+", out)
     assert re.search(r"^\s+4\+\s+\d+", out, re.MULTILINE)
     (aer_value, what), = AER_LINE.findall(out)
-    assert 0.0 <= float(aer_value) <= 1.0
+    sources, targets = (read(dates_data / f"test.{side}") for side in ("src", "tgt"))
+    expected, pairs = aer_recomputed(dates_run, sources, targets, read(dates_data / "test.align"),
+                                     characters=True)
+    assert aer_value == f"{expected:.4f}" and f"{pairs} pairs," in what
     assert "dates task gold" in what and "test.align" in what and "characters" in what
     assert plot.read_bytes().startswith(b"\x89PNG")
     summary = json.loads(results.read_text())
@@ -59,8 +97,13 @@ def test_rwth_aer_found_through_attnlab_data(deen_run, deen_data, rwth_root, mon
                    deen_data / "val.en")
     assert "last checkpoint" in out  # this run has no `best`
     (aer_value, what), = AER_LINE.findall(out)
-    assert 0.0 <= float(aer_value) <= 1.0
-    assert "RWTH de-en gold" in what and "3 pairs" in what and "words" in what
+    gold = rwth_root / "rwth-deen-gold"
+    sources, targets = zip(*(line.split(" ||| ") for line in read(gold / "test.de-en")),
+                           strict=True)
+    expected, pairs = aer_recomputed(deen_run, sources, targets, read(gold / "deen.talp"),
+                                     one_indexed=True)
+    assert aer_value == f"{expected:.4f}" and pairs == 3
+    assert "RWTH de-en gold" in what and "3 pairs," in what and "words" in what
 
 
 def test_no_rwth_gold_without_attnlab_data(deen_run, deen_data, rwth_root, tmp_path,
@@ -73,7 +116,7 @@ def test_no_rwth_gold_without_attnlab_data(deen_run, deen_data, rwth_root, tmp_p
     monkeypatch.setattr(attnlab, "__file__", str(repository / "src" / "attnlab" / "__init__.py"))
     monkeypatch.delenv("ATTNLAB_DATA", raising=False)
     assert environment_rwth_dir() is None
-    assert rwth_gold_for_run(load_run(deen_run, device="cpu")) is None
+    assert rwth_gold_for_run(TranslationRun.load(deen_run, device="cpu")) is None
     out = evaluate(capsys, "--run", deen_run, "--src", deen_data / "val.de", "--ref",
                    deen_data / "val.en")
     assert not AER_LINE.findall(out)
@@ -82,7 +125,7 @@ def test_no_rwth_gold_without_attnlab_data(deen_run, deen_data, rwth_root, tmp_p
 def test_attnlab_data_without_the_gold_folder(deen_run, tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNLAB_DATA", str(tmp_path))
     assert environment_rwth_dir() is None
-    assert rwth_gold_for_run(load_run(deen_run, device="cpu")) is None
+    assert rwth_gold_for_run(TranslationRun.load(deen_run, device="cpu")) is None
 
 
 def test_rwth_explicit_dir_and_align_gold(deen_run, deen_data, rwth_root, tmp_path, capsys):

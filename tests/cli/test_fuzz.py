@@ -12,7 +12,7 @@ from attnlab.config import load_config
 from attnlab.configs import config_path
 from attnlab.data import read_lines, read_parallel
 from attnlab.errors import UserError
-from attnlab.translation import RunConfig, load_run
+from attnlab.translation import RunConfig, TranslationRun
 
 FUZZ = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -33,7 +33,7 @@ def one_sentence_error(err: str) -> None:
 
 @pytest.fixture(scope="module")
 def loaded(dates_run):
-    return load_run(dates_run)
+    return TranslationRun.load(dates_run)
 
 
 @FUZZ

@@ -7,8 +7,8 @@ import tempfile
 
 import pytest
 
-import attnlab.translation.loading as loading
 from attnlab.cli import main
+from attnlab.translation import TranslationRun
 
 from .failures import fail_with
 
@@ -17,10 +17,10 @@ OLD = b"old contents\n"
 
 @pytest.fixture
 def no_loading(monkeypatch):
-    def load_run(*args, **kwargs):
+    def load(*args, **kwargs):
         raise AssertionError("the run was loaded before the output paths were checked")
 
-    monkeypatch.setattr(loading, "load_run", load_run)
+    monkeypatch.setattr(TranslationRun, "load", staticmethod(load))
 
 
 def commands(run, data, option, path):
@@ -98,7 +98,7 @@ def test_evaluate_outputs_in_one_file_are_refused(deen_run, deen_data, tmp_path,
     path = tmp_path / "out.json"
     argv = commands(deen_run, deen_data, "--output", path)["evaluate"] + ["--hypotheses", path]
     error = one_line_error(capsys, argv)
-    assert f"--hypotheses {path} is the same file as --output {path}: give each output" in error
+    assert f"--output {path} is the same file as --hypotheses {path}: give each output" in error
 
 
 def test_plot_bad_suffix_is_refused_before_any_work(deen_run, tmp_path, capsys, no_loading):

@@ -5,7 +5,7 @@ import pytest
 
 from attnlab.cli import main
 from attnlab.errors import UserError
-from attnlab.translation.loading import load_run
+from attnlab.translation import TranslationRun
 
 
 def test_translate_int8_answers_every_line_in_order(dates_run, tmp_path, capsys):
@@ -22,7 +22,7 @@ def test_translate_int8_answers_every_line_in_order(dates_run, tmp_path, capsys)
     # (against the exact model, or against the same line decoded alone). What is promised: line
     # i out is the translation of line i in, by the model asked for, and an empty line stays
     # empty. So each output is compared with that model's translation of the same lines.
-    trained = load_run(dates_run, device="cpu")
+    trained = TranslationRun.load(dates_run, device="cpu")
     assert exact == [result.text for result in trained.translate(lines)] + [""]
     assert approx == [result.text for result in trained.quantized("int8").translate(lines)] + [""]
     assert [bool(line) for line in approx] == [bool(line) for line in lines] + [False]
@@ -38,7 +38,7 @@ def test_evaluate_int8_prints_its_scores(dates_run, capsys):
 
 
 def test_unknown_kind_and_non_cpu_model_are_refused(dates_run):
-    trained = load_run(dates_run, device="cpu")
+    trained = TranslationRun.load(dates_run, device="cpu")
     assert trained.quantized(None) is trained
     with pytest.raises(UserError, match="only int8 is available"):
         trained.quantized("int4")

@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-import attnlab.translation.loading as loading
 from attnlab.cli import main
+from attnlab.translation import TranslationRun
 
 from .failures import fail_with
 
@@ -27,10 +27,10 @@ def input_file(tmp_path):
 @pytest.fixture
 def no_loading(monkeypatch):
     """Fail the test if the run is loaded: refusals come before any work."""
-    def load_run(*args, **kwargs):
+    def load(*args, **kwargs):
         raise AssertionError("the run was loaded before the paths were checked")
 
-    monkeypatch.setattr(loading, "load_run", load_run)
+    monkeypatch.setattr(TranslationRun, "load", staticmethod(load))
 
 
 def refused(capsys, *args) -> str:
@@ -119,14 +119,14 @@ def test_an_interrupted_run_keeps_the_old_outputs(interruption, dates_run, input
     output, links = tmp_path / "out.txt", tmp_path / "links.txt"
     output.write_bytes(b"old output\n")
     links.write_bytes(b"old links\n")
-    stream = loading.TrainedRun.stream
+    stream = TranslationRun.stream
 
-    def translate_then_stop(self, lines, **options):
-        yield next(iter(stream(self, lines, **options)))
+    def translate_then_stop(self, lines, decode=None, **options):
+        yield next(iter(stream(self, lines, decode, **options)))
         assert output.read_bytes() == b"old output\n"  # nothing visible while it runs
         raise interruption("stopped")
 
-    monkeypatch.setattr(loading.TrainedRun, "stream", translate_then_stop)
+    monkeypatch.setattr(TranslationRun, "stream", translate_then_stop)
     code = main(["translate", "--run", str(dates_run), "--input", str(input_file), "--output",
                  str(output), "--alignments", str(links)])
     assert code == (130 if interruption is KeyboardInterrupt else 1)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-import attnlab.translation
+import attnlab.recipes
 from attnlab.compare.baseline import CACHE, aligner_baseline
 from attnlab.compare.runner import RunOptions
 from attnlab.compare.suite import load_suite
@@ -21,10 +21,10 @@ def test_the_aligner_reads_the_run_in_the_members_seed_folder(tmp_path, monkeypa
     run = tmp_path / "bahdanau" / "seed-2"
     run.mkdir(parents=True)
 
-    def load_run(path, *args, **kwargs):
+    def load(path, *args, **kwargs):
         raise Loaded(str(path))
 
-    monkeypatch.setattr(attnlab.translation, "load_run", load_run)
+    monkeypatch.setattr(attnlab.recipes, "load", load)
     with pytest.raises(Loaded) as loaded:
         aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), RECORDS)
     assert loaded.value.args[0] == str(run)
@@ -33,7 +33,7 @@ def test_the_aligner_reads_the_run_in_the_members_seed_folder(tmp_path, monkeypa
 def test_a_kept_result_is_read_not_computed_again(tmp_path, monkeypatch):
     kept = {"label": "eflomal", "aer": 0.37, "pairs": 508}
     (tmp_path / CACHE).write_text(json.dumps(kept), encoding="utf-8")
-    monkeypatch.setattr(attnlab.translation, "load_run", None)   # would fail if called
+    monkeypatch.setattr(attnlab.recipes, "load", None)   # would fail if called
     assert aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), RECORDS) == kept
 
 
@@ -47,10 +47,10 @@ def test_the_aligner_reads_a_member_scored_on_the_gold_not_the_first_member(tmp_
     # found for it, and the report said "the RWTH gold was not found" beside members' AER.
     records = [{"name": "no-attention", "seed": 1, "alignments": []}, *RECORDS]
 
-    def load_run(path, *args, **kwargs):
+    def load(path, *args, **kwargs):
         raise Loaded(str(path))
 
-    monkeypatch.setattr(attnlab.translation, "load_run", load_run)
+    monkeypatch.setattr(attnlab.recipes, "load", load)
     with pytest.raises(Loaded) as loaded:
         aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), records)
     assert loaded.value.args[0] == str(tmp_path / "bahdanau" / "seed-2")

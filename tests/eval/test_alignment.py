@@ -58,13 +58,58 @@ def test_aer_length_mismatch_and_undefined():
         aer([set()], [AlignmentSet(sure=set(), possible={(0, 0)})])
 
 
-@given(st.sets(st.tuples(st.integers(0, 4), st.integers(0, 4)), max_size=12),
-       st.sets(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=12),
-       st.sets(st.tuples(st.integers(0, 4), st.integers(0, 4)), max_size=12))
-def test_aer_is_a_rate_and_sure_gold_scores_zero(predicted, sure, extra):
+def aer_by_definition(pairs):
+    """AER written out here from Och & Ney's definition, apart from the library: pairs of
+    (predicted links A, sure links S, possible-only links); P is S with the possible-only links,
+    and each count is summed over the pairs before `1 - (|A∩S| + |A∩P|) / (|A| + |S|)`."""
+    hits = size = 0
+    for predicted, sure, extra in pairs:
+        predicted, sure = set(predicted), set(sure)
+        possible = sure | set(extra)
+        hits += len(predicted & sure) + len(predicted & possible)
+        size += len(predicted) + len(sure)
+    return 1 - hits / size
+
+
+def test_aer_by_hand_on_a_small_gold():
+    # S = {(0,0), (1,1), (2,3)}, possible-only {(2,2), (3,3)}.
+    gold = AlignmentSet(sure={(0, 0), (1, 1), (2, 3)}, possible={(2, 2), (3, 3)})
+    # A = S and a possible-only link: |A∩S| = 3, |A∩P| = 4, |A| = 4, |S| = 3 -> 1 - 7/7
+    assert aer([{(0, 0), (1, 1), (2, 3), (2, 2)}], [gold]) == 0.0
+    # A = {(0,0), (1,0), (3,3)}: |A∩S| = 1, |A∩P| = 2, |A| = 3, |S| = 3 -> 1 - 3/6
+    assert aer([{(0, 0), (1, 0), (3, 3)}], [gold]) == 0.5
+    # A = one sure link: 1 - (1 + 1) / (1 + 3)
+    assert aer([{(1, 1)}], [gold]) == 0.5
+    # no predicted link at all: 1 - 0 / 3
+    assert aer([set()], [gold]) == 1.0
+    # A = {(0,0), (1,1), (2,2), (3,3), (4,4), (0,1)}: |A∩S| = 2, |A∩P| = 4, |A| = 6, |S| = 3
+    value = aer([{(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (0, 1)}], [gold])
+    assert value == pytest.approx(1 / 3)
+
+
+LINKS = st.sets(st.tuples(st.integers(0, 4), st.integers(0, 4)), max_size=12)
+
+
+@given(LINKS, LINKS.filter(bool), LINKS)
+def test_aer_is_its_definition_and_sure_gold_scores_zero(predicted, sure, extra):
     gold = AlignmentSet(sure=sure, possible=extra)
-    assert 0.0 <= aer([predicted], [gold]) <= 1.0
+    expected = aer_by_definition([(predicted, sure, extra)])
+    assert aer([predicted], [gold]) == pytest.approx(expected, abs=1e-12)
+    assert 0.0 <= expected <= 1.0
     assert aer([sure], [gold]) == 0.0
+
+
+@given(st.lists(st.tuples(LINKS, LINKS.filter(bool), LINKS), min_size=1, max_size=5))
+def test_corpus_aer_and_its_counts_are_the_definition(pairs):
+    predicted = [links for links, _, _ in pairs]
+    gold = [AlignmentSet(sure=sure, possible=extra) for _, sure, extra in pairs]
+    expected = aer_by_definition(pairs)
+    assert aer(predicted, gold) == pytest.approx(expected, abs=1e-12)
+    counts = aer_counts(predicted, gold)
+    assert aer_from_counts(counts) == pytest.approx(expected, abs=1e-12)
+    for (links, sure, extra), row in zip(pairs, counts, strict=True):
+        possible = set(sure) | set(extra)
+        assert row.tolist() == [len(links & sure), len(links & possible), len(links), len(sure)]
 
 
 def test_read_links_sure_possible_and_indexing():

@@ -12,7 +12,7 @@ from attnlab.config import load_config
 from attnlab.errors import CheckpointError
 from attnlab.hub import export_model, folder_bytes
 from attnlab.train import RunDir
-from attnlab.translation import RunConfig, load_run
+from attnlab.translation import RunConfig, TranslationRun
 
 LINES = ["14 March 1998", "", "2001-07-04", "le 3 juin 1987"]
 
@@ -87,8 +87,8 @@ def test_a_run_with_only_last_exports_last_with_its_sentencepiece_files(pieces_r
     assert load_file(model / "best/model.safetensors").keys() == \
         load_file(pieces_run / "last/model.safetensors").keys()
     assert cli(capsys, "translate", "--run", model, "--input", "/dev/null")[0] == 0
-    texts = [r.text for r in load_run(model).translate(LINES)]
-    assert texts == [r.text for r in load_run(pieces_run).translate(LINES)]
+    texts = [r.text for r in TranslationRun.load(model).translate(LINES)]
+    assert texts == [r.text for r in TranslationRun.load(pieces_run).translate(LINES)]
 
 
 def test_checkpoint_last_is_exported_and_the_model_has_only_it(dates_run, tmp_path, capsys):
@@ -97,8 +97,9 @@ def test_checkpoint_last_is_exported_and_the_model_has_only_it(dates_run, tmp_pa
     assert code == 0 and "exported the last checkpoint (step 30)" in out and " MB -> " in out
     model = tmp_path / "m"
     assert RunDir(model).read_meta("best")["step"] == RunDir(dates_run).read_meta("last")["step"]
-    ours = [r.text for r in load_run(model).translate(LINES, beam=1)]
-    assert ours == [r.text for r in load_run(dates_run, "last").translate(LINES, beam=1)]
+    ours = [r.text for r in TranslationRun.load(model).translate(LINES, beam=1)]
+    last = TranslationRun.load(dates_run, "last")
+    assert ours == [r.text for r in last.translate(LINES, beam=1)]
     code, _, err = cli(capsys, "translate", "--run", model, "--checkpoint", "last")
     assert code == 2 and "no 'last' checkpoint, only 'best'" in err
 
@@ -107,7 +108,7 @@ def test_model_card_says_what_the_model_is_and_how_to_train_it_again(dates_run, 
     model = exported(dates_run)
     card = (model / "MODEL.md").read_text(encoding="utf-8")
     meta = RunDir(model).read_meta("best")
-    trained = load_run(model)
+    trained = TranslationRun.load(model)
     parameters = sum(p.numel() for p in trained.model.parameters())
     for expected in ("translation (src -> tgt)", "bahdanau GRU", "additive, global",
                      f"{parameters:,}", f"step {meta['step']}", "exact_match",

@@ -15,7 +15,7 @@ from attnlab.recipes import RECIPES, recipe_of_run
 from attnlab.serve.runs import load_served
 from attnlab.train import RunDir
 from attnlab.train.formats import upgrade_config
-from attnlab.translation import load_run
+from attnlab.translation import TranslationRun
 
 LINES = ["14 March 1998", "2001-07-04"]
 
@@ -70,9 +70,9 @@ def test_format_2_switches_are_read_as_the_mechanism_they_trained(attention, mec
 
 def test_a_format_2_translation_run_reads_as_it_did(dates_run, exported, tmp_path, capsys):
     old = as_format_2(dates_run, tmp_path)
-    assert [r.text for r in load_run(old).translate(LINES)] == \
-        [r.text for r in load_run(dates_run).translate(LINES)]
-    assert load_run(old).config == load_run(dates_run).config
+    assert [r.text for r in TranslationRun.load(old).translate(LINES)] == \
+        [r.text for r in TranslationRun.load(dates_run).translate(LINES)]
+    assert TranslationRun.load(old).config == TranslationRun.load(dates_run).config
     for argv in (["translate", "--run", old, "--input", "/dev/null"],
                  ["evaluate", "--run", old, "--output", tmp_path / "scores.json"],
                  ["plot", "--run", old, LINES[0], "--output", tmp_path / "a.png"],
@@ -86,7 +86,7 @@ def test_a_format_2_translation_run_reads_as_it_did(dates_run, exported, tmp_pat
     assert "mechanism" in json.loads((model / "config.json").read_text())["model"]["decoder"][
         "attention"]
     assert [r.text for r in attnlab.load(model).translate(LINES)] == \
-        [r.text for r in load_run(dates_run).translate(LINES)]
+        [r.text for r in TranslationRun.load(dates_run).translate(LINES)]
 
 
 def test_a_format_2_language_model_run_is_an_lm_run(lm_run, tmp_path):

@@ -14,13 +14,12 @@ import torch
 from PIL import Image
 
 import attnlab
-from attnlab.captioning import load_trained
+from attnlab.captioning import CaptioningRun
 from attnlab.cli import main
 from attnlab.errors import CheckpointError
-from attnlab.hub import ImageCaptioner, LanguageModelReader, Translator
-from attnlab.lm import evaluate_perplexity, load_language_model, read_with_language_model
+from attnlab.lm import LanguageModelRun, read_with_language_model
 from attnlab.train import runs
-from attnlab.translation import load_run
+from attnlab.translation import TranslationRun
 
 LINES = ["14 March 1998", "", "2001-07-04", "le 3 juin 1987"]
 
@@ -35,14 +34,14 @@ def same_translations(ours, theirs):
 
 
 @pytest.mark.parametrize("which", ["run", "model"])
-def test_load_translates_as_load_run_does(dates_run, exported, which):
+def test_load_translates_as_the_translation_run_does(dates_run, exported, which):
     path = dates_run if which == "run" else exported(dates_run)
     model = attnlab.load(path)
-    assert isinstance(model, Translator) and model.checkpoint == "best"
-    assert model.meta["step"] == load_run(dates_run).meta["step"]
-    same_translations(model.translate(LINES), load_run(dates_run).translate(LINES))
+    assert isinstance(model, TranslationRun) and model.checkpoint == "best"
+    assert model.meta["step"] == TranslationRun.load(dates_run).meta["step"]
+    same_translations(model.translate(LINES), TranslationRun.load(dates_run).translate(LINES))
     same_translations(model.translate(LINES, beam=1),
-                      list(load_run(dates_run).translate(LINES, beam=1)))
+                      TranslationRun.load(dates_run).translate(LINES, beam=1))
 
 
 def test_nbest_lists_the_beam_best_first(dates_run, exported):
@@ -62,18 +61,20 @@ def test_nbest_lists_the_beam_best_first(dates_run, exported):
 def test_load_reads_the_chosen_checkpoint(dates_run, pieces_run, exported):
     last = attnlab.load(dates_run, checkpoint="last")
     assert last.checkpoint == "last" and "last" in repr(last)
-    same_translations(last.translate(LINES), list(load_run(dates_run, "last").translate(LINES)))
+    same_translations(last.translate(LINES),
+                      TranslationRun.load(dates_run, "last").translate(LINES))
     only_last = attnlab.load(exported(pieces_run))   # exported from last/, read as best/
     assert only_last.checkpoint == "best"
-    same_translations(only_last.translate(LINES), list(load_run(pieces_run).translate(LINES)))
+    same_translations(only_last.translate(LINES),
+                      TranslationRun.load(pieces_run).translate(LINES))
 
 
 def test_load_captions_files_and_pil_images(caption_run, shapes_data, exported):
     images = sorted((shapes_data / "images").glob("*.png"))[:3]
     model = attnlab.load(exported(caption_run))
-    assert isinstance(model, ImageCaptioner)
+    assert isinstance(model, CaptioningRun)
     captions = model.caption(images, beam=2)
-    expected = [caption for _, caption in load_trained(caption_run).caption_files(images, beam=2)]
+    expected = CaptioningRun.load(caption_run).caption(images, beam=2)
     assert [c.words for c in captions] == [c.words for c in expected]
     for ours, theirs in zip(captions, expected, strict=True):
         torch.testing.assert_close(ours.attention, theirs.attention)
@@ -88,9 +89,9 @@ def test_caption_commands_read_the_model_directory(caption_run, shapes_data, exp
     printed = {}
     for name, run in (("run", caption_run), ("model", model)):
         assert main(["caption", "predict", "--run", str(run), str(image)]) == 0
-        assert main(["caption", "evaluate", "--run", str(run), "--output",
+        assert main(["evaluate", "--run", str(run), "--output",
                      str(tmp_path / f"{name}.json")]) == 0
-        assert main(["caption", "plot", "--run", str(run), str(image), "--output",
+        assert main(["plot", "--run", str(run), str(image), "--output",
                      str(tmp_path / f"{name}.png")]) == 0
         printed[name] = capsys.readouterr().out.replace(str(tmp_path / name), "OUT")
     assert printed["model"] == printed["run"]
@@ -99,17 +100,18 @@ def test_caption_commands_read_the_model_directory(caption_run, shapes_data, exp
     assert (tmp_path / "model.png").read_bytes() == (tmp_path / "run.png").read_bytes()
 
 
-def test_load_scores_and_reads_sentences_as_lm_evaluate(lm_run, text_dir, exported):
+def test_load_scores_and_reads_sentences_as_the_language_model_run_does(lm_run, text_dir, exported):
     model = attnlab.load(exported(lm_run))
-    assert isinstance(model, LanguageModelReader)
+    assert isinstance(model, LanguageModelRun)
     lines = (text_dir / "test.txt").read_text().splitlines()
-    ours, theirs = model.perplexity(lines), evaluate_perplexity(lm_run, text_dir / "test.txt")
+    ours = model.perplexity(lines)
+    theirs = LanguageModelRun.load(lm_run).evaluate(text=text_dir / "test.txt")
     assert ours.perplexity == pytest.approx(theirs.perplexity)
     assert (ours.tokens, ours.sentences, ours.checkpoint) == \
         (theirs.tokens, theirs.sentences, theirs.checkpoint)
     reading = model.read(lines[0])
-    trained = load_language_model(lm_run)
-    expected = read_with_language_model(trained.model, trained.vocab, lines[0])
+    loaded = LanguageModelRun.load(lm_run)
+    expected = read_with_language_model(loaded.model, loaded.vocab, lines[0])
     assert reading.tokens == expected.tokens
     torch.testing.assert_close(torch.as_tensor(reading.weights), torch.as_tensor(expected.weights))
 
@@ -118,7 +120,7 @@ def test_lm_commands_read_the_model_directory(lm_run, text_dir, exported, tmp_pa
     model = exported(lm_run)
     printed = {}
     for name, run in (("run", lm_run), ("model", model)):
-        assert main(["lm", "evaluate", "--run", str(run), "--text",
+        assert main(["evaluate", "--run", str(run), "--text",
                      str(text_dir / "test.txt")]) == 0
         assert main(["lm", "plot", "--run", str(run), "the cat sees the dog .", "--output",
                      str(tmp_path / f"{name}.png")]) == 0

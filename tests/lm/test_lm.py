@@ -13,12 +13,7 @@ from attnlab.cli import main
 from attnlab.config import load_config
 from attnlab.configs import config_path
 from attnlab.errors import ConfigError, DataError, UserError
-from attnlab.lm import (
-    LanguageModelTask,
-    LMRunConfig,
-    evaluate_perplexity,
-    plot_run_self_attention,
-)
+from attnlab.lm import LanguageModelRun, LanguageModelTask, LMRunConfig
 from attnlab.lm.corpus import collate_text
 from attnlab.models import build_language_model, count_parameters
 from attnlab.train import run_experiment
@@ -163,18 +158,20 @@ def write_yaml(directory, config):
 
 def test_evaluate_prints_perplexity(lstmn_run, text_dir, capsys):
     run, _ = lstmn_run
-    result = evaluate_perplexity(run, text_dir / "test.txt")
+    loaded = LanguageModelRun.load(run)
+    result = loaded.evaluate(text=text_dir / "test.txt")
     assert result.sentences == 2 and result.skipped == 1  # the empty line
     assert result.tokens == (7 + 1) + (5 + 1)  # each sentence's </s> counts
     assert 1 < result.perplexity < 4 + len(vocabulary())
-    assert evaluate_perplexity(run).perplexity == result.perplexity  # data.test by default
-    assert main(["lm", "evaluate", "--run", str(run), "--text", str(text_dir / "test.txt")]) == 0
-    assert f"perplexity {result.perplexity:.2f}" in capsys.readouterr().out
+    assert loaded.evaluate().perplexity == result.perplexity  # data.test by default
+    for command in (["evaluate"], ["lm", "evaluate"]):  # lm evaluate: its older spelling
+        assert main([*command, "--run", str(run), "--text", str(text_dir / "test.txt")]) == 0
+        assert f"perplexity {result.perplexity:.2f}" in capsys.readouterr().out
 
 
 def test_validation_perplexity_equals_evaluate(lstmn_run, text_dir):
     run, result = lstmn_run
-    last = evaluate_perplexity(run, text_dir / "valid.txt", checkpoint="last")
+    last = LanguageModelRun.load(run, "last").evaluate(text=text_dir / "valid.txt")
     assert last.perplexity == pytest.approx(result.last_metrics["perplexity"], rel=1e-5)
 
 
@@ -186,23 +183,24 @@ def test_plot_writes_reading_figure_and_matrix(lstmn_run, tmp_path, capsys):
     for path in (output, tmp_path / "reading-matrix.png"):
         with Image.open(path) as image:
             assert image.format == "PNG" and image.width > 100
-    default, matrix = plot_run_self_attention(run, "the cat")
-    assert default == run / "self-attention.png" and matrix.is_file()
+    assert main(["plot", "--run", str(run), "the cat"]) == 0
+    printed = capsys.readouterr().out
+    default = run / "plots" / "self-attention.png"
+    assert f"reading figure: {default}" in printed
+    assert default.is_file() and (run / "plots" / "self-attention-matrix.png").is_file()
 
 
 def test_plot_of_an_lstm_or_a_bad_layer_is_one_clear_error(text_dir, tmp_path, lstmn_run):
     run = tmp_path / "lstm"
     train_language_model(tiny(text_dir, "lstm", max_steps=1), run, progress=False, log=quiet)
     with pytest.raises(UserError, match="no self-attention"):
-        plot_run_self_attention(run, "the cat")
+        LanguageModelRun.load(run).plot("the cat", tmp_path / "lstm.png")
     with pytest.raises(UserError, match="2 layer"):
-        plot_run_self_attention(lstmn_run[0], "the cat", layer=2)
+        LanguageModelRun.load(lstmn_run[0]).plot("the cat", tmp_path / "lstmn.png", layer=2)
 
 
 def test_padding_does_not_change_a_sentence_score(lstmn_run):
-    from attnlab.lm import load_language_model
-
-    trained = load_language_model(lstmn_run[0])
+    trained = LanguageModelRun.load(lstmn_run[0])
     ids = [trained.vocab.encode(s) for s in ("the cat sees the dog .", "the cat")]
     batch = collate_text(ids)
     alone = trained.model.all_positions(collate_text(ids[1:]).inputs,

@@ -14,10 +14,10 @@ from fastapi.testclient import TestClient
 from PIL import Image, ImageFile
 
 import attnlab.serve.app as serve_app
-from attnlab.captioning import load_trained, read_karpathy
-from attnlab.lm import load_language_model, read_with_language_model
+from attnlab.captioning import CaptioningRun, read_karpathy
+from attnlab.lm import LanguageModelRun
 from attnlab.serve import create_app
-from attnlab.translation import load_run
+from attnlab.translation import TranslationRun
 
 from .conftest import LOCAL
 
@@ -69,7 +69,7 @@ def test_translate_answers_the_libraries_n_best_list(client, dates_run):
                                                  "nbest": 3, "level": "piece"})
     assert answer.status_code == 200
     hypotheses = answer.json()["hypotheses"]
-    trained = load_run(dates_run)
+    trained = TranslationRun.load(dates_run)
     expected = trained.translate([DATE], beam=4, n_best=3)[0].hypotheses
     assert [h["text"] for h in hypotheses] == [e.text for e in expected]
     assert [h["tokens"] for h in hypotheses] == [e.target_pieces for e in expected]
@@ -110,7 +110,7 @@ def test_a_run_without_attention_gives_attention_null(client):
 
 
 def test_caption_of_a_test_example_and_of_its_upload_agree(client, shapes_run):
-    trained = load_trained(shapes_run)
+    trained = CaptioningRun.load(shapes_run)
     data = trained.config.data
     test = [i for i in read_karpathy(data.json) if i.split == data.test_split]
     example = client.post("/api/caption", json={"run": "shapes", "example": 1})
@@ -122,7 +122,7 @@ def test_caption_of_a_test_example_and_of_its_upload_agree(client, shapes_run):
     assert attention.shape == (len(answer["tokens"]), height * width)
     np.testing.assert_allclose(attention.sum(1), 1.0, atol=1e-5)
     assert answer["caption"] == " ".join(answer["tokens"])
-    (_, expected), = trained.caption_files([f"{data.images}/{test[1].path}"])
+    (expected,) = trained.caption([f"{data.images}/{test[1].path}"])
     assert answer["tokens"] == expected.words
     prefix = "data:image/png;base64,"
     assert answer["image"].startswith(prefix)
@@ -139,8 +139,7 @@ def test_read_gives_the_lstmn_last_layer(client, lstmn_run):
     answer = client.post("/api/read", json={"run": "lstmn", "text": text})
     assert answer.status_code == 200
     body = answer.json()
-    trained = load_language_model(lstmn_run)
-    reading = read_with_language_model(trained.model, trained.vocab, text)
+    reading = LanguageModelRun.load(lstmn_run).read(text)
     assert body["tokens"] == reading.tokens == ["<s>", *text.split()]
     weights = np.array(body["weights"])
     np.testing.assert_allclose(weights, reading.weights[-1], atol=1e-6)
@@ -330,6 +329,6 @@ def test_quantized_server_runs_translation_in_int8_and_says_so(runs, dates_run):
         assert answer.status_code == 200
         served = client.app.state.service.runs["dates"].loaded.model
     assert any("quantized" in type(module).__module__ for module in served.modules())
-    expected = load_run(dates_run).quantized("int8")
+    expected = TranslationRun.load(dates_run).quantized("int8")
     text = expected.translate([DATE], beam=3)[0].text
     assert answer.json()["hypotheses"][0]["text"] == text

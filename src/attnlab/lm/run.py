@@ -78,7 +78,7 @@ class LanguageModelRun(Run):
         max_len = self.config.data.max_len
         encoded = encode_text(lines, self.vocab, max_len)
         if not encoded.sentences:
-            raise DataError(f"{source} have no sentence to score ({encoded.summary()}); "
+            raise DataError(f"no sentence to score in {source} ({encoded.summary()}); "
                             f"perplexity needs at least one non-empty line of at most "
                             f"{max_len} pieces")
         return text_perplexity(self.model, encoded, batch_size or self.config.data.batch_size,
