@@ -1,11 +1,12 @@
-"""merge_subwords against a slow, obvious reference: loops over pieces, one word at a time."""
+"""merge_subwords by hand and against a slow, obvious reference (loops over pieces, one word at a
+time); word_ids_from_pieces."""
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnlab.translation.labels import merge_subwords
+from attnlab.translation.labels import merge_subwords, word_ids_from_pieces
 
 
 def merge_loop(weights, source_ids, target_ids):
@@ -81,3 +82,36 @@ def test_memory_is_linear_in_the_weights():
     tracemalloc.stop()
     assert merged.shape == (1, pieces // 2) and merged.sum() == pytest.approx(1.0)
     assert peak < 20 * weights.nbytes
+
+
+def test_merge_subwords_by_hand():
+    # source pieces [Fuß, ball, spielen] -> words [Fußball, spielen]
+    # target pieces [play, ing, soccer] -> words [playing, soccer]
+    weights = np.array([[0.2, 0.2, 0.6],
+                        [0.0, 0.4, 0.6],
+                        [0.5, 0.5, 0.0]])
+    merged = merge_subwords(weights, [0, 0, 1], [0, 0, 1])
+    np.testing.assert_allclose(merged, [[0.4, 0.6], [1.0, 0.0]])
+
+
+def test_merge_subwords_keeps_rows_distributions():
+    rng = np.random.default_rng(0)
+    weights = rng.dirichlet(np.ones(7), size=9)  # (9 target pieces, 7 source pieces)
+    src_words, tgt_words = [0, 0, 1, 2, 2, 2, 3], [0, 1, 1, 1, 2, 3, 3, 4, 4]
+    merged = merge_subwords(weights, src_words, tgt_words)
+    assert merged.shape == (5, 4)
+    np.testing.assert_allclose(merged.sum(axis=1), 1.0)
+    # each target word row is the mean of its piece rows, summed within source words
+    np.testing.assert_allclose(merged[1, 2], weights[1:4, 3:6].sum(axis=1).mean())
+
+
+def test_merge_subwords_checks_word_indices():
+    with pytest.raises(ValueError, match="source has 2 pieces in weights but 3 word indices"):
+        merge_subwords(np.ones((2, 2)), [0, 1, 2], [0, 1])
+    with pytest.raises(ValueError, match="no gap"):
+        merge_subwords(np.ones((2, 2)), [0, 2], [0, 1])
+
+
+def test_word_ids_from_sentencepiece_pieces():
+    assert word_ids_from_pieces(["\u2581Fuß", "ball", "\u2581spielen", "."]) == [0, 0, 1, 1]
+    assert word_ids_from_pieces(["ab", "\u2581c"]) == [0, 1]

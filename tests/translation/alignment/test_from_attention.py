@@ -1,7 +1,10 @@
 """Links from attention: the argmax and threshold links of a weight matrix, and the row check
 (row_shift_aers)."""
 
-from attnlab.translation.alignment import AlignmentSet, from_attention
+import numpy as np
+import pytest
+
+from attnlab.translation.alignment import AlignmentSet, alignment_from_attention, from_attention
 
 
 def test_the_row_check_finds_a_row_labelled_one_step_off(monkeypatch):
@@ -16,3 +19,15 @@ def test_the_row_check_finds_a_row_labelled_one_step_off(monkeypatch):
         found = from_attention.row_shift_aers(None, None)
         assert min(found, key=found.get) == best
         assert found[best] == 0.0 and all(v > 0 for k, v in found.items() if k != best)
+
+
+def test_argmax_and_threshold_alignment():
+    weights = np.array([[0.7, 0.2, 0.1],   # target 0 -> source 0
+                        [0.1, 0.1, 0.8],   # target 1 -> source 2
+                        [0.0, 0.0, 0.0]])  # padded target: no link
+    assert alignment_from_attention(weights) == {(0, 0), (2, 1)}
+    assert alignment_from_attention(weights, mode="threshold", threshold=0.2) == {
+        (0, 0), (1, 0), (2, 1)
+    }
+    with pytest.raises(ValueError, match="unknown alignment mode 'max'"):
+        alignment_from_attention(weights, mode="max")
