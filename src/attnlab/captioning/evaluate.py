@@ -12,10 +12,10 @@ from .metrics import caption_metrics
 
 if TYPE_CHECKING:
     from .config import DecodeConfig
-    from .run import CaptioningRun
+    from .protocol import CaptioningRunLike
 
 
-def evaluate_split(run: CaptioningRun, split: str | None = None, *,
+def evaluate_split(run: CaptioningRunLike, split: str | None = None, *,
                    decode: DecodeConfig | None = None, limit: int | None = None,
                    progress: bool = False) -> tuple[dict[str, float], str, int]:
     """Beam-search captions for a split's images (default the test split; the first `limit`)

@@ -17,10 +17,10 @@ from .inference import Caption
 
 if TYPE_CHECKING:
     from .config import DecodeConfig
-    from .run import CaptioningRun
+    from .protocol import CaptioningRunLike
 
 
-def plot_caption(run: CaptioningRun, image: str | Path, output: str | Path,
+def plot_caption(run: CaptioningRunLike, image: str | Path, output: str | Path,
                  decode: DecodeConfig | None = None) -> tuple[Caption, Path]:
     """Caption one image and draw where each word looked; hard-attention models get the most
     likely location marked (the argmax of alpha_t: what a sample hits most often, and the

@@ -28,7 +28,7 @@ from .labels import to_numpy
 from .translate import TranslationResult
 
 if TYPE_CHECKING:
-    from .run import TranslationRun
+    from .protocol import TranslatingRun
 
 
 def vocabulary_digest(vocab: Vocab) -> str:
@@ -63,7 +63,7 @@ def check_same_vocabularies(directories: Sequence[str | os.PathLike]) -> None:
                     f"be ensembled: an ensemble needs runs trained with the same vocabularies")
 
 
-def with_member_attention(run: TranslationRun, line: str,
+def with_member_attention(run: TranslatingRun, line: str,
                           result: TranslationResult) -> TranslationResult:
     """`result` (of `line`) with each hypothesis's `member_attention`: each member's own (T, S)
     piece attention in member order (None for a member without attention), from a forced

@@ -30,7 +30,7 @@ from .config import DecodeConfig
 from .corpus import split_path
 
 if TYPE_CHECKING:
-    from .run import TranslationRun
+    from .protocol import TranslatingRun
 
 PER_PAIR = ("counts", "diagonal_counts")   # AlignmentScore's per-pair counts: not summaries
 
@@ -88,7 +88,7 @@ class Evaluation:
                                 if key not in PER_PAIR} for score in self.alignments]}
 
 
-def evaluate_run(run: TranslationRun, sources: list[str], references: list[str], *,
+def evaluate_run(run: TranslatingRun, sources: list[str], references: list[str], *,
                  decode: DecodeConfig | None = None, edges: tuple[float, ...] = DEFAULT_EDGES,
                  golds: Sequence[GoldSet] = (), progress: bool = False,
                  replace_unk: bool = False, dictionary: Any = None) -> Evaluation:
@@ -110,7 +110,7 @@ def evaluate_run(run: TranslationRun, sources: list[str], references: list[str],
     return Evaluation(scores, buckets, alignments, hypotheses, seconds)
 
 
-def read_pairs(run: TranslationRun, src: str | os.PathLike | None,
+def read_pairs(run: TranslatingRun, src: str | os.PathLike | None,
                ref: str | os.PathLike | None) -> tuple[list[str], list[str], Path]:
     """Source and reference lines (plain or .gz), by default the run's test split; returns
     them with the source path (where the dates task's gold `.align` may lie)."""

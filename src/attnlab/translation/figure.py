@@ -35,7 +35,7 @@ from .translate import TranslationResult
 
 if TYPE_CHECKING:
     from .config import DecodeConfig
-    from .run import TranslationRun
+    from .protocol import TranslatingRun
 
 
 def heatmap_parts(labelled: LabelledAttention, pieces: bool
@@ -99,7 +99,7 @@ def heatmap_png(labelled: LabelledAttention, *, pieces: bool = False,
     return buffer.getvalue()
 
 
-def plot_sentence(run: TranslationRun, sentence: str, path: str | os.PathLike, *,
+def plot_sentence(run: TranslatingRun, sentence: str, path: str | os.PathLike, *,
                   pieces: bool | None = None, decode: DecodeConfig | None = None
                   ) -> tuple[TranslationResult, str | None]:
     """Translate `sentence` and draw its heatmap; pieces=None draws characters for a
@@ -135,7 +135,7 @@ class SampleHeatmap:
     note: str | None
 
 
-def sample_heatmaps(run: TranslationRun, sources: list[str],
+def sample_heatmaps(run: TranslatingRun, sources: list[str],
                     beam: int | None = None) -> list[SampleHeatmap]:
     """Translate `sources` and draw each one's heatmap, at character level for a
     character-level run, else at word level; [] for a model without attention (nothing is

@@ -29,7 +29,7 @@ from .figure import buckets_png, sample_heatmaps
 from .run_summary import PathNames, curve_charts, run_title, shown_config
 
 if TYPE_CHECKING:
-    from .run import TranslationRun
+    from .protocol import TranslatingRun
 
 BUCKET_CAPTION = "BLEU by source length (analogue of Bahdanau et al. 2015, Fig. 2)"
 
@@ -58,7 +58,7 @@ def evaluation_results(evaluation: Evaluation) -> list[Result]:
     return results
 
 
-def validation_pairs(run: TranslationRun) -> tuple[list[str], list[str], Path, Path]:
+def validation_pairs(run: TranslatingRun) -> tuple[list[str], list[str], Path, Path]:
     """The run's validation pairs as training scored them (the first data.valid_sentences),
     with the source and reference files."""
     data = run.config.data
@@ -68,7 +68,7 @@ def validation_pairs(run: TranslationRun) -> tuple[list[str], list[str], Path, P
     return [source for source, _ in pairs], [target for _, target in pairs], src_path, ref_path
 
 
-def sample_examples(run: TranslationRun, sources: list[str], references: list[str],
+def sample_examples(run: TranslatingRun, sources: list[str], references: list[str],
                     evaluation: Evaluation, count: int, beam: int | None) -> list[Example]:
     """The first `count` pairs with a non-empty source: source, reference and output, with the
     output's heatmap when the model attends."""
@@ -85,7 +85,7 @@ def sample_examples(run: TranslationRun, sources: list[str], references: list[st
     return examples
 
 
-def _samples_note(run: TranslationRun, count: int, beam: int) -> str:
+def _samples_note(run: TranslatingRun, count: int, beam: int) -> str:
     if not count:
         return ""
     search = "greedy search" if beam == 1 else f"beam search (beam {beam})"
@@ -95,14 +95,14 @@ def _samples_note(run: TranslationRun, count: int, beam: int) -> str:
     return f"The first {count} evaluated sentences, translated by {search}. {where}"
 
 
-def _lead(run: TranslationRun, names: PathNames, evaluated: str, beam: int) -> str:
+def _lead(run: TranslatingRun, names: PathNames, evaluated: str, beam: int) -> str:
     step = run.meta.get("step")
     steps = f" (step {step:,})" if isinstance(step, int) else ""
     search = "greedy search" if beam == 1 else f"beam {beam}"
     return f"Checkpoint {run.checkpoint}{steps}, {search}; {names.hide(evaluated)}."
 
 
-def write_run_report(run: TranslationRun, path: str | os.PathLike, *,
+def write_run_report(run: TranslatingRun, path: str | os.PathLike, *,
                      sources: list[str] | None = None, references: list[str] | None = None,
                      src_path: str | os.PathLike | None = None,
                      ref_path: str | os.PathLike | None = None, beam: int | None = None,

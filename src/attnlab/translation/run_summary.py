@@ -14,7 +14,7 @@ from attnlab.viz.report import Chart
 from .config import RunConfig
 
 if TYPE_CHECKING:
-    from .run import TranslationRun
+    from .protocol import TranslatingRun
 
 # data.dir's last folder -> how the title names the data set; any other folder is named as is
 DATASETS = {"multi30k": "Multi30k", "multi30k-long": "Multi30k-long (joined pairs)",
@@ -56,7 +56,7 @@ def shown_config(config: Mapping, names: PathNames) -> dict:
             else value for key, value in config.items()}
 
 
-def run_title(run: TranslationRun) -> str:
+def run_title(run: TranslatingRun) -> str:
     """'Bahdanau attention (additive, global), bi-GRU 2x128 -> GRU 256, Multi30k de-en': what
     the run is, never its folder's name (`runs/demo/run` is no description)."""
     return f"{model_words(run.config)}, {data_words(run.config)}"
