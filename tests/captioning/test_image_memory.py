@@ -24,6 +24,7 @@ def peaks(images):
     return decode_peaks("file", images)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_reading_an_image_takes_memory_in_proportion_to_it(images, peaks, name):
     _, width, height = images[name]
@@ -31,6 +32,7 @@ def test_reading_an_image_takes_memory_in_proportion_to_it(images, peaks, name):
     assert peaks[name] <= bound(width, height), f"{name}: {peaks[name] / MIB:.1f} MiB"
 
 
+@pytest.mark.slow
 def test_a_jpeg_is_decoded_at_a_reduced_scale(images, peaks):
     _, width, height = images["4,000 x 3,000 JPEG"]
     assert peaks["4,000 x 3,000 JPEG"] < 4 * width * height / 16  # 1/8 scale: 1/64 the pixels

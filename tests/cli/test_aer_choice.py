@@ -63,6 +63,7 @@ def test_why_pairs_without_gold_have_none(dates_run, dates_data, tmp_path, capsy
                     f"--rwth DIR)")
 
 
+@pytest.mark.slow
 def test_why_a_model_without_attention_has_none(deen_data, rwth_root, tmp_path, monkeypatch,
                                                 capsys):
     monkeypatch.setenv("ATTNLAB_DATA", str(rwth_root))

@@ -13,6 +13,8 @@ from attnlab.decode import beam_search, greedy_search
 from models.allocations import LargestAllocation
 from models.variants import FIRST_WORD, V, translation_model
 
+pytestmark = pytest.mark.slow  # trains and decodes watching every allocation: seconds each
+
 B, S, T = 3, 500, 50  # sentences, source positions, target positions
 # Half a (B, T, S) matrix: above anything else these tiny models hold (annotations B x S x 8,
 # one returned hypothesis's T x S attention), below any (B, t, S) history with t > T / 2.

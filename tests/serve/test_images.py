@@ -25,6 +25,7 @@ def peaks(images):
     return decode_peaks("upload", images)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_an_upload_takes_memory_in_proportion_to_it(images, peaks, name):
     _, width, height = images[name]

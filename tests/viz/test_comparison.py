@@ -54,6 +54,7 @@ def panels(count, source=SOURCE, target=TARGET):
             for i in range(count)]
 
 
+@pytest.mark.slow
 def test_every_function_returns_a_png_about_a_report_column_wide():
     pngs = [
         length_curves_png(length_series(MEMBERS), title="BLEU by length"),
@@ -178,12 +179,14 @@ def test_panels_share_one_scale_and_one_colour_bar():
     assert len(heights) == 2  # the same cell size for every member's translation
 
 
+@pytest.mark.slow
 def test_more_panels_make_the_grid_grow():
     one, three, six = (image(heatmap_grid_png(panels(n), title="t")) for n in (1, 3, 6))
     assert three.width > one.width
     assert six.height > three.height and six.width == three.width
 
 
+@pytest.mark.slow
 def test_a_long_sentence_gets_its_own_column_with_readable_labels():
     source = [f"Wort{i}" for i in range(45)]
     target = [f"word{i}" for i in range(48)]
@@ -203,6 +206,7 @@ def test_a_very_long_sentence_loses_its_labels_not_its_panels():
     assert figure.axes[0].get_xticks().size == 0 and max(figure.get_size_inches()) < 16
 
 
+@pytest.mark.slow
 @settings(max_examples=10)
 @given(st.lists(st.tuples(st.integers(1, 7), st.integers(1, 7)), min_size=1, max_size=5),
        st.integers(1, 7))
