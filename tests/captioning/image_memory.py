@@ -55,7 +55,9 @@ def write_images(folder: Path) -> dict[str, tuple[Path, int, int]]:
 CHILD = r"""
 import ctypes, json, re, resource, sys
 from pathlib import Path
+from types import SimpleNamespace
 
+from attnlab.captioning import CaptioningRun
 from attnlab.captioning.data import load_image
 from attnlab.serve.images import open_upload, upload_pixels
 
@@ -75,7 +77,9 @@ for way, path, size, cap in json.loads(sys.argv[1]):
     before = status("VmRSS")
     try:
         if way == "upload":
-            pixels = upload_pixels(open_upload(data, 25_000_000), size)
+            run = SimpleNamespace(config=SimpleNamespace(data=SimpleNamespace(image_size=size)))
+            square = lambda image: CaptioningRun.square_pixels(run, image)  # as serve's
+            pixels = upload_pixels(open_upload(data, 25_000_000), square)
         else:
             pixels = load_image(path, size)[0]
         assert pixels.shape == (size, size, 3), pixels.shape
