@@ -89,10 +89,15 @@ def test_dot_score_with_mismatched_sizes_is_a_config_error():
         build_model(config, 10, 10)
 
 
+# Enough updates that every model learns it on any CPU: at 300, bahdanau-additive reached 72%
+# on one machine and over 80% on another (kernels sum in another order).
+STEPS = 600
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["bahdanau-additive", "luong-feed-dot"])
 def test_learns_to_reverse_sequences(name):
-    """End to end: reversal of 3-6 random tokens is learned in a few hundred steps."""
+    """End to end: reversal of 3-6 random tokens is learned in a few hundred updates."""
     torch.manual_seed(1)
     model = tiny(name, width=4, dropout=0.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
@@ -111,7 +116,7 @@ def test_learns_to_reverse_sequences(name):
         return src, src != PAD_ID, tgt_in, tgt_out, tgt_out != PAD_ID
 
     model.train()
-    for _ in range(300):
+    for _ in range(STEPS):
         optimizer.zero_grad()
         src, src_mask, tgt_in, tgt_out, tgt_mask = batch()
         model.loss(model(src, src_mask, tgt_in, tgt_mask), tgt_out, tgt_mask).loss.backward()
