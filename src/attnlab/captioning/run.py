@@ -121,7 +121,7 @@ class CaptioningRun(Run):
 
     def square_pixels(self, image: Image.Image) -> np.ndarray:
         """An image made the model's square, as in training: (S, S, 3) uint8."""
-        return square_pixels(image.convert("RGB"), self.config.data.image_size)
+        return square_pixels(image, self.config.data.image_size)  # it converts what it keeps
 
     def test_image_count(self) -> int:
         """How many images the run's test split has (its data files must be there)."""

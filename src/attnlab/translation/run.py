@@ -91,6 +91,12 @@ class TranslationRun(Run):
         """Its run directories: one, or each member's."""
         return [member.path for member in self.members] or [self.path]
 
+    def __repr__(self) -> str:
+        paths = ", ".join(repr(str(path)) for path in self.paths)
+        where = f"[{paths}]" if self.members else paths
+        return (f"TranslationRun({where}, checkpoint={self.checkpoint!r}, "
+                f"step={self.meta.get('step', '?')})")
+
     @property
     def name(self) -> str:
         """'runs/a' or, for an ensemble, 'runs/a + runs/b'."""
