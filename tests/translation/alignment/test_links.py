@@ -45,6 +45,10 @@ def test_read_links_errors_name_file_and_line(tmp_path):
         read_links(tmp_path / "missing.talp")
 
 
+@pytest.mark.skipif(
+    not (RWTH / "deen.talp").is_file(),
+    reason=f"no RWTH gold alignments in {RWTH} (set ATTNLAB_DATA to the shared data folder)",
+)
 def test_rwth_gold_file_reads_in_de_en_orientation():
     gold = read_links(RWTH / "deen.talp", one_indexed=True)
     assert len(gold) == 508
