@@ -4,7 +4,7 @@
     attnlab data shapes --dest data/shapes
     attnlab train shapes-soft --run runs/shapes-soft
     attnlab evaluate --run runs/shapes-soft
-    attnlab caption plot --run runs/shapes-soft data/shapes/images/000010.png --output a.png
+    attnlab plot --run runs/shapes-soft data/shapes/images/000010.png --output a.png
 """
 
 from .config import DataConfig, DecodeConfig, RunConfig

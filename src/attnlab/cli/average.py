@@ -17,7 +17,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "train.keep_checkpoints: N. Every command that takes --run reads it; it cannot be "
         "resumed. Nothing is written when a check fails, and the folder appears whole.")
     parser.add_argument("--run", required=True, metavar="DIR",
-                        help="run directory written by attnlab train (or lm / caption train)")
+                        help="run directory written by attnlab train")
     parser.add_argument("--last", type=positive_int, metavar="N",
                         help="average the newest N step checkpoints (default: all it keeps)")
     parser.add_argument("--output", required=True, metavar="DIR",

@@ -10,8 +10,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "config", help="list the shipped configs and suites, or print one",
         description="The experiment configs (one commented YAML per paper setup) and comparison "
-        "suites shipped with attnlab. `attnlab train NAME` (and `lm train`, `caption train`) "
-        "trains a shipped config by its name; `attnlab config show NAME > my.yaml` copies one "
+        "suites shipped with attnlab. `attnlab train NAME` trains a shipped config of any task "
+        "by its name; `attnlab config show NAME > my.yaml` copies one "
         "to edit.")
     commands = parser.add_subparsers(dest="config_command", required=True, metavar="COMMAND")
 

@@ -13,7 +13,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "metrics and sha256) and MODEL.md (the model card). Every command that takes --run DIR "
         "takes MODEL_DIR, and attnlab.load(MODEL_DIR) loads it.")
     parser.add_argument("--run", required=True, metavar="DIR",
-                        help="run directory written by attnlab train (or lm / caption train)")
+                        help="run directory written by attnlab train")
     parser.add_argument("--output", required=True, metavar="MODEL_DIR",
                         help="the folder to write (absent or empty; written whole at the end)")
     parser.add_argument("--checkpoint", choices=("best", "last"),
