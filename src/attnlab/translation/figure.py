@@ -136,7 +136,7 @@ class SampleHeatmap:
 
 
 def sample_heatmaps(run: TranslatingRun, sources: list[str],
-                    beam: int | None = None) -> list[SampleHeatmap]:
+                    decode: DecodeConfig | None = None) -> list[SampleHeatmap]:
     """Translate `sources` and draw each one's heatmap, at character level for a
     character-level run, else at word level; [] for a model without attention (nothing is
     translated). An empty translation has no heatmap."""
@@ -144,7 +144,7 @@ def sample_heatmaps(run: TranslatingRun, sources: list[str],
         return []
     samples = []
     pieces = characters = run.character_level
-    for result in run.translate(sources, beam=beam):
+    for result in run.translate(sources, decode):
         try:
             weights = heatmap_parts(result, pieces)[0]
         except DataError:  # nothing to draw

@@ -29,6 +29,7 @@ from .figure import buckets_png, sample_heatmaps
 from .run_summary import PathNames, curve_charts, run_title, shown_config
 
 if TYPE_CHECKING:
+    from .config import DecodeConfig
     from .protocol import TranslatingRun
 
 BUCKET_CAPTION = "BLEU by source length (analogue of Bahdanau et al. 2015, Fig. 2)"
@@ -69,11 +70,11 @@ def validation_pairs(run: TranslatingRun) -> tuple[list[str], list[str], Path, P
 
 
 def sample_examples(run: TranslatingRun, sources: list[str], references: list[str],
-                    evaluation: Evaluation, count: int, beam: int | None) -> list[Example]:
+                    evaluation: Evaluation, count: int, decode: DecodeConfig) -> list[Example]:
     """The first `count` pairs with a non-empty source: source, reference and output, with the
     output's heatmap when the model attends."""
     chosen = [k for k, source in enumerate(sources) if source.strip()][:count]
-    drawn = sample_heatmaps(run, [sources[k] for k in chosen], beam)
+    drawn = sample_heatmaps(run, [sources[k] for k in chosen], decode)
     examples = []
     for number, k in enumerate(chosen):
         output, image, caption = evaluation.hypotheses[k], None, ""
@@ -105,7 +106,7 @@ def _lead(run: TranslatingRun, names: PathNames, evaluated: str, beam: int) -> s
 def write_run_report(run: TranslatingRun, path: str | os.PathLike, *,
                      sources: list[str] | None = None, references: list[str] | None = None,
                      src_path: str | os.PathLike | None = None,
-                     ref_path: str | os.PathLike | None = None, beam: int | None = None,
+                     ref_path: str | os.PathLike | None = None, decode: DecodeConfig | None = None,
                      samples: int = 3, golds: Sequence[GoldSet] = (),
                      progress: bool = False) -> Path:
     """One self-contained HTML page of a run. Without `sources`/`references` it evaluates on
@@ -116,7 +117,8 @@ def write_run_report(run: TranslatingRun, path: str | os.PathLike, *,
     `progress`: bars on a terminal while it evaluates."""
     path = check_output_path(path)
     names = PathNames(run.path)
-    beam = beam or run.config.decode.beam
+    decode = decode or run.config.decode
+    beam = decode.beam
     first_lines, results, examples = False, [], []
     if sources is None:
         try:
@@ -134,7 +136,7 @@ def write_run_report(run: TranslatingRun, path: str | os.PathLike, *,
         chosen = [replace(gold, name=names.hide(gold.name))
                   for gold in (dates, *golds) if gold is not None]
         evaluation = evaluate_run(run, sources, references,
-                                  decode=run.decode_settings(beam=beam),
+                                  decode=decode,
                                   golds=chosen if run.has_attention else [],
                                   progress=progress)
         results = evaluation_results(evaluation)
@@ -142,7 +144,7 @@ def write_run_report(run: TranslatingRun, path: str | os.PathLike, *,
             results.insert(1, Result("Alignment error rate", note="This model has no "
                                      "attention, so it gives no alignments to score on "
                                      f"{', '.join(gold.name for gold in chosen)}."))
-        examples = sample_examples(run, sources, references, evaluation, samples, beam)
+        examples = sample_examples(run, sources, references, evaluation, samples, decode)
     page = report_html(title=run_title(run), lead=_lead(run, names, evaluated, beam),
                        results=results, examples=examples,
                        examples_note=_samples_note(run, len(examples), beam),

@@ -257,20 +257,23 @@ class TranslationRun(Run):
 
     def report(self, output: str | os.PathLike, *, src: str | None = None,
                ref: str | None = None, rwth: str | None = None, no_rwth: bool = False,
-               beam: int | None = None, samples: int = 3, progress: bool = False) -> Path:
+               samples: int = 3, progress: bool = False, decode: DecodeConfig | None = None,
+               **overrides: Any) -> Path:
         """One self-contained HTML page about the run (see report.py), evaluated on src/ref or
-        else its validation split."""
+        else its validation split, decoding with `decode` and `overrides` (as translate)."""
         from .alignment import rwth_gold_for_run
         from .evaluate import read_pairs
         from .report import write_run_report
 
+        decode = self.decode_settings(decode, **overrides)
         sources = references = src_path = None
         if src is not None or ref is not None:
             sources, references, src_path = read_pairs(self, src, ref)
         gold = None if no_rwth else rwth_gold_for_run(self, rwth)
         return write_run_report(self, output, sources=sources, references=references,
-                                src_path=src_path, ref_path=ref, beam=beam, samples=samples,
-                                golds=[gold] if gold is not None else [], progress=progress)
+                                src_path=src_path, ref_path=ref, decode=decode,
+                                samples=samples, golds=[gold] if gold is not None else [],
+                                progress=progress)
 
 
 def _as_seq2seq(ensemble: Ensemble) -> Seq2Seq:
