@@ -97,28 +97,39 @@ def test_a_known_difference_is_reproduced_and_two_copies_of_one_system_are_not_t
     better = [Expectation("better", "a", "b", "bleu")]
     verdict, records = verdict_for(better, REFERENCES, GARBLED)
     assert verdict.outcome == "reproduced", verdict.lines
-    assert "3 of 3 seeds" in verdict.lines[0]
+    assert "3 and 3 seeds" in verdict.lines[0] and "95% CI" in verdict.lines[0]
     tests = pairwise(records, ("bleu", "chrf"))
     assert [test.direction for test in tests] == [">", ">"]
 
     same, _ = verdict_for(better, REFERENCES, REFERENCES)
     assert same.outcome == "inconclusive", same.lines
-    matches, _ = verdict_for([Expectation("matches", "a", "b", "bleu")], REFERENCES, REFERENCES)
-    assert matches.outcome == "reproduced"
+    matches, _ = verdict_for([Expectation("matches", "a", "b", "bleu", 1.0)], REFERENCES,
+                             REFERENCES)
+    assert matches.outcome == "reproduced", matches.lines
+    # "as good as" without a margin cannot be tested: absence of evidence is not a match
+    no_margin, _ = verdict_for([Expectation("matches", "a", "b", "bleu")], REFERENCES, REFERENCES)
+    assert no_margin.outcome == "inconclusive" and "no margin" in no_margin.lines[0]
+    # a large gap with one or two seeds is never a match
+    for seeds in (1, 2):
+        gap, _ = verdict_for([Expectation("matches", "a", "b", "bleu", 1.0)], REFERENCES,
+                             GARBLED, seeds=seeds)
+        assert gap.outcome in ("not reproduced", "inconclusive"), gap.lines
     worse, _ = verdict_for(better, GARBLED, REFERENCES)
     assert worse.outcome == "not reproduced"
 
 
-def test_seed_level_needs_every_seed_and_three_of_them():
+def test_a_score_known_only_per_run_is_tested_across_seeds():
     def lm(name, values):
         return member(name, [{"seed": k + 1, "scores": {"perplexity": v}}
                              for k, v in enumerate(values)], task="lm")
     suite = Suite("s", "lm", "t", path=None, members=[],  # type: ignore[arg-type]
                   expect=[Expectation("better", "a", "b", "perplexity")])
+    # Welch: t = 4.9 on 4 df (p = 0.008); t = 4.24 on 2 df (p = 0.051); one seed decides nothing
     assert claim_verdict(suite, [lm("a", [30, 31, 29]), lm("b", [33, 34, 35])]).outcome == \
         "reproduced"
     assert claim_verdict(suite, [lm("a", [30, 31]), lm("b", [33, 34])]).outcome == \
         "inconclusive"
+    assert claim_verdict(suite, [lm("a", [20]), lm("b", [90])]).outcome == "inconclusive"
     assert claim_verdict(suite, [lm("a", [30, 36, 29]), lm("b", [33, 34, 35])]).outcome == \
         "inconclusive"
 

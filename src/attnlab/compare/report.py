@@ -167,11 +167,12 @@ def _significance_html(tests: list[PairTest], records: list[dict]) -> str:
                  test.sentence, test.method] for test in tests)
     metrics = list(dict.fromkeys(test.metric for test in tests))
     tables = "".join(html_table(matrix(tests, records, metric)) for metric in metrics)
-    return ("<h2>Is the difference real?</h2><p>Every pair of members, seed k against seed k "
-            "on the same test sentences. In each table the row's member against the column's: "
-            "&gt; k/N: significantly better (p &lt; 0.05) in k of N seeds; &lt;: worse; = k/N: "
-            "neither in a majority of seeds, k of N seeds without a significant difference "
-            "(the rest disagree) (for AER and perplexity, better "
+    return ("<h2>Is the difference real?</h2><p>Every pair of members across their seeds "
+            "(the seed is the unit of replication): the difference of their mean scores, A - B, "
+            "with its p-value, Holm-adjusted over each table (one metric). In each table the "
+            "row's member against the column's: better / worse: significantly (p &lt; 0.05); "
+            "=: no significant difference; ?: a member with one seed, whose training variance "
+            "is unknown, so nothing is decided (for AER and perplexity, better "
             f"means lower).</p>{tables}<details><summary>Every pair in words</summary>"
             f"{html_table(rows)}</details>")
 
@@ -369,10 +370,12 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
                   "", f"Rule: {' '.join(rules_text())}", ""]
     lines += [f"- {line}" for line in findings(suite, records, baseline)]
     if tests:
-        lines += ["", "Pairwise, seed k against seed k on the same test sentences (row against "
-                  "column; > k/N: significantly better, p < 0.05, in k of N seeds; <: worse; "
-                  "= k/N: neither in a majority of seeds, k of N seeds without a significant "
-                  "difference (the rest disagree); for AER lower is better):"]
+        lines += ["", "Pairwise across seeds (row against column: the difference of the means, "
+                  "row - column, and its Holm-adjusted p; better / worse: significantly, p < "
+                  "0.05; =: no significant difference; ?: one seed, nothing decided; for AER "
+                  "and perplexity lower is better). Every pair in words, with its 95% interval "
+                  "and the seeds behind it:", ""]
+        lines += [f"- {test.sentence}" for test in tests]
         for metric in dict.fromkeys(test.metric for test in tests):
             lines += ["", markdown_table(matrix(tests, records, metric))]
     if missing:

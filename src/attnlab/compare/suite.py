@@ -58,7 +58,8 @@ SUITE_KEYS = {"name", "task", "title", "claim", "paper", "data", "make_data", "s
               "members", "example", "scale_note", "seeds", "budget", "expect"}
 MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row"}
 EVALUATE_KEYS = {"beam", "length_edges", "limit"}
-EXPECT_KEYS = ({"better", "than", "metric"}, {"matches", "as", "metric"})
+EXPECT_KEYS = ({"better", "than", "metric"}, {"matches", "as", "metric"},
+               {"matches", "as", "metric", "margin"})
 DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
 # The scores of which lower is better (an `expect:` metric is a score key, or "aer").
 LOWER_IS_BETTER = {"aer": True, "perplexity": True}
@@ -97,10 +98,14 @@ class Expectation:
     a: str
     b: str
     metric: str
+    margin: float | None = None  # "matches": how far apart still counts as a match
+
 
     def describe(self, labels: dict[str, str]) -> str:
         verb = "better than" if self.relation == "better" else "as good as"
-        return f"{labels.get(self.a, self.a)} {verb} {labels.get(self.b, self.b)} on {self.metric}"
+        within = f" (within ±{self.margin:g})" if self.margin is not None else ""
+        return (f"{labels.get(self.a, self.a)} {verb} {labels.get(self.b, self.b)} on "
+                f"{self.metric}{within}")
 
 
 @dataclass
@@ -273,14 +278,14 @@ def _expectations(entries, members: list[Member], path: Path) -> list[Expectatio
         return []
     if not isinstance(entries, list):
         raise ConfigError(f"{path}: expect must be a list of {{better: A, than: B, metric: M}} "
-                          f"or {{matches: A, as: B, metric: M}}")
+                          f"or {{matches: A, as: B, metric: M, margin: D}}")
     names = {member.name for member in members} | {DIAGONAL}
     expectations = []
     for number, entry in enumerate(entries, start=1):
         where = f"{path}: expect {number}"
         if not isinstance(entry, dict) or set(entry) not in EXPECT_KEYS:
             raise ConfigError(f"{where}: give {{better: A, than: B, metric: M}} or "
-                              f"{{matches: A, as: B, metric: M}}, got {entry!r}")
+                              f"{{matches: A, as: B, metric: M, margin: D}}, got {entry!r}")
         relation = "better" if "better" in entry else "matches"
         a, b = (entry["better"], entry["than"]) if relation == "better" else \
             (entry["matches"], entry["as"])
@@ -291,7 +296,14 @@ def _expectations(entries, members: list[Member], path: Path) -> list[Expectatio
         if a == DIAGONAL or (b == DIAGONAL and entry["metric"] != "aer"):
             raise ConfigError(f"{where}: the diagonal aligner can only be the B side of an aer "
                               f"claim")
-        expectations.append(Expectation(relation, str(a), str(b), str(entry["metric"])))
+        margin = entry.get("margin")
+        if margin is not None and (relation != "matches" or isinstance(margin, bool)
+                                   or not isinstance(margin, (int, float))
+                                   or not 0 < margin < float("inf")):
+            raise ConfigError(f"{where}: margin is a positive number, in the metric's unit, of "
+                              f"a matches claim, got {margin!r}")
+        expectations.append(Expectation(relation, str(a), str(b), str(entry["metric"]),
+                                        None if margin is None else float(margin)))
     return expectations
 
 

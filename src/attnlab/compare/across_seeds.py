@@ -1,0 +1,205 @@
+"""Is member A better than member B, or as good, across training seeds? The seed is the unit of
+replication: a difference counts only against the spread between seeds AND the noise of which
+test sentences were drawn, never against one of them alone.
+
+    result = compare_across_seeds(stats_a, stats_b, score)   # stats (seeds, sentences, k)
+    result.difference, result.interval, result.p_value       # A - B, its 95% CI, two-sided p
+    result.equivalence(margin=1.0)                           # "equivalent" | "different" | ...
+
+The model. Member A's score with training seed s on a test set is a_s = mu_A + u_s + t_A, where u_s
+is seed-to-seed variation (variance sigma_A^2) and t_A what the drawn test sentences add. The
+difference of the members' means over their seeds, D = mean(a) - mean(b), then has variance
+
+    Var(D) = sigma_A^2 / n_A + sigma_B^2 / n_B + Var_test(D),
+
+the first two estimated from the seeds' scores (sample variances: every run is scored on the
+same sentences, so their spread is the training variance alone), the last by a bootstrap over
+sentences that resamples the same sentences for every run of both members (Koehn 2004's paired
+bootstrap, applied to the mean over seeds). D / sqrt(Var(D)) is referred to Student's t with the
+Welch-Satterthwaite degrees of freedom of the seed terms (the test term, from hundreds of
+sentences, counts as known). With one seed in a member its training variance is unknown and
+nothing is decided: the result says so. `benchmarks/calibration.py` and
+tests/compare/test_across_seeds.py hold the test to its level and power by simulation.
+
+Scores are corpus-level from per-sentence sufficient statistics (summed, then scored), so BLEU
+and AER are resampled as sacreBLEU and AER define them, not as means of sentence scores.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as distributions
+
+# stats summed over sentences (..., k) -> the score of each (...)
+Scorer = Callable[[np.ndarray], np.ndarray]
+METHOD = ("Welch's t over the seeds' scores, with the test set's sentence noise (a paired "
+          "bootstrap over sentences) added to the variance")
+
+
+@dataclass(frozen=True)
+class SeedComparison:
+    """A against B on one metric across seeds: the seeds' mean scores, their difference
+    (A - B), its standard error and degrees of freedom (None with a single seed in a member:
+    the training variance is then unknown), the seeds' standard deviations, and the test set's
+    share of the variance."""
+
+    mean_a: float
+    mean_b: float
+    seeds_a: int
+    seeds_b: int
+    sd_a: float
+    sd_b: float
+    test_variance: float
+    standard_error: float | None
+    df: float | None
+
+    @property
+    def difference(self) -> float:
+        return self.mean_a - self.mean_b
+
+    @property
+    def decided(self) -> bool:
+        """Whether both members have at least two seeds (else no test is made)."""
+        return self.standard_error is not None
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float] | None:
+        """The confidence interval of A - B; None when undecided."""
+        if self.standard_error is None or self.df is None:
+            return None
+        if self.standard_error == 0:
+            return (self.difference, self.difference)
+        half = float(distributions.t.ppf(0.5 + confidence / 2, self.df)) * self.standard_error
+        return (self.difference - half, self.difference + half)
+
+    @property
+    def p_value(self) -> float | None:
+        """Two-sided p of "no difference"; a zero difference has p = 1 (ties count as at least as
+        extreme); None when undecided."""
+        if self.standard_error is None or self.df is None:
+            return None
+        if self.difference == 0:
+            return 1.0
+        if self.standard_error == 0:
+            return 0.0
+        t = abs(self.difference) / self.standard_error
+        return float(2 * distributions.t.sf(t, self.df))
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        p = self.p_value
+        return p is not None and p < alpha
+
+    def equivalence(self, margin: float, alpha: float = 0.05) -> str:
+        """"A matches B within `margin`" by two one-sided tests (Schuirmann 1987): "equivalent"
+        when the 1 - 2 alpha interval of A - B lies inside (-margin, margin), "different" when it
+        lies wholly outside it, "inconclusive" otherwise or when undecided."""
+        if margin <= 0:
+            raise ValueError(f"an equivalence margin must be positive, got {margin}")
+        interval = self.interval(1 - 2 * alpha)
+        if interval is None:
+            return "inconclusive"
+        low, high = interval
+        if -margin < low and high < margin:
+            return "equivalent"
+        if low >= margin or high <= -margin:
+            return "different"
+        return "inconclusive"
+
+    def seeds_needed(self, effect: float, alpha: float = 0.05, power: float = 0.8
+                     ) -> int | None:
+        """Seeds per member for a difference of `effect` to be found with `power` at the seeds'
+        observed spread (normal approximation); None when the test set's noise alone is too
+        large (more seeds cannot help: a larger test set can), or undecided."""
+        if self.standard_error is None or effect == 0:
+            return None
+        needed_se = abs(effect) / (distributions.norm.ppf(1 - alpha / 2)
+                                   + distributions.norm.ppf(power))
+        room = needed_se ** 2 - self.test_variance
+        if room <= 0:
+            return None
+        return max(2, math.ceil((self.sd_a ** 2 + self.sd_b ** 2) / room))
+
+
+def seed_scores(stats: np.ndarray, score: Scorer) -> np.ndarray:
+    """Each seed's corpus score: stats (seeds, sentences, k) -> (seeds,)."""
+    return np.asarray(score(np.asarray(stats).sum(axis=1)), dtype=float)
+
+
+def compare_across_seeds(stats_a: np.ndarray, stats_b: np.ndarray, score: Scorer, *,
+                         samples: int = 1000, seed: int = 12345) -> SeedComparison:
+    """A against B across seeds (see the module's docstring).
+
+    stats_a (seeds_a, n, k), stats_b (seeds_b, n, k): each run's per-sentence sufficient
+    statistics on the same n test sentences (BLEU's n-gram counts, AER's link counts, an exact
+    match's 0/1...); score: summed statistics (..., k) -> scores (...). samples: bootstrap
+    resamples of the sentences for the test-set variance; seed: their random generator's."""
+    a, b = np.asarray(stats_a, dtype=float), np.asarray(stats_b, dtype=float)
+    if a.ndim != 3 or b.ndim != 3 or a.shape[1:] != b.shape[1:] or 0 in a.shape + b.shape:
+        raise ValueError(f"need (seeds, sentences, k) statistics of the same sentences for A and "
+                         f"B, got {a.shape} and {b.shape}")
+    scores_a, scores_b = seed_scores(a, score), seed_scores(b, score)
+    test_variance = _test_variance(a, b, score, samples, seed)
+    n_a, n_b = len(scores_a), len(scores_b)
+    sd_a = float(scores_a.std(ddof=1)) if n_a > 1 else 0.0
+    sd_b = float(scores_b.std(ddof=1)) if n_b > 1 else 0.0
+    if n_a < 2 or n_b < 2:
+        error = df = None
+    else:
+        seed_a, seed_b = sd_a ** 2 / n_a, sd_b ** 2 / n_b
+        error = math.sqrt(seed_a + seed_b + test_variance)
+        df = _welch_df(seed_a, seed_b, n_a, n_b, test_variance)
+    return SeedComparison(float(scores_a.mean()), float(scores_b.mean()), n_a, n_b, sd_a, sd_b,
+                          test_variance, error, df)
+
+
+def _test_variance(a: np.ndarray, b: np.ndarray, score: Scorer, samples: int,
+                   seed: int) -> float:
+    """Variance of mean(a) - mean(b) over bootstrap resamples of the sentences, the same
+    sentences for every run of both members."""
+    n = a.shape[1]
+    rng = np.random.default_rng(seed)
+    differences = np.empty(samples)
+    for start in range(0, samples, 64):  # (64, n) indices at a time
+        count = min(64, samples - start)
+        # each resample as counts per sentence: summing stats is then one matrix product
+        weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n)
+                            for _ in range(count)]).astype(float)  # (count, n)
+        sums_a = np.einsum("rn,snk->rsk", weights, a)                 # (count, seeds_a, k)
+        sums_b = np.einsum("rn,snk->rsk", weights, b)
+        differences[start:start + count] = (score(sums_a).mean(axis=1)
+                                            - score(sums_b).mean(axis=1))
+    return float(differences.var(ddof=1)) if samples > 1 else 0.0
+
+
+def _welch_df(seed_a: float, seed_b: float, n_a: int, n_b: int, test: float) -> float:
+    """Welch-Satterthwaite degrees of freedom; the test-set term counts as known (infinite
+    degrees of freedom), so it adds to the variance and not to the uncertainty about it."""
+    denominator = seed_a ** 2 / (n_a - 1) + seed_b ** 2 / (n_b - 1)
+    if denominator == 0:
+        return float("inf")
+    return (seed_a + seed_b + test) ** 2 / denominator
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment (Holm 1979) of a family of p-values, for comparing the
+    adjusted values with alpha; None (undecided) stays None and is not counted."""
+    decided = sorted((p, index) for index, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(decided):
+        running = max(running, min(1.0, (len(decided) - rank) * p))
+        adjusted[index] = running
+    return adjusted
+
+
+def mean_scorer(sums: np.ndarray) -> np.ndarray:
+    """A mean per sentence (exact match, a sentence score): stats (..., 2) of (value, 1)."""
+    return sums[..., 0] / sums[..., 1]
+
+
+def aer_scorer(sums: np.ndarray) -> np.ndarray:
+    """AER from summed `aer_counts` columns (|A & S|, |A & P|, |A|, |S|)."""
+    return 1.0 - (sums[..., 0] + sums[..., 1]) / (sums[..., 2] + sums[..., 3])
