@@ -1,6 +1,6 @@
-"""Is member A better than member B, or as good, across training seeds? The seed is the unit of
-replication: a difference counts only against the spread between seeds AND the noise of which
-test sentences were drawn, never against one of them alone.
+"""Is member A better than member B, or as good, across training seeds? A training run is the
+unit of replication: a difference counts only against the spread between seeds AND the noise of
+which test sentences were drawn, never against one of them alone.
 
     result = compare_across_seeds(stats_a, stats_b, score)   # stats (seeds, sentences, k)
     result.difference, result.interval, result.p_value       # A - B, its 95% CI, two-sided p
@@ -16,7 +16,7 @@ the first two estimated from the seeds' scores (sample variances: every run is s
 same sentences, so their spread is the training variance alone), the last by a bootstrap over
 sentences that resamples the same sentences for every run of both members (Koehn 2004's paired
 bootstrap, applied to the mean over seeds). D / sqrt(Var(D)) is referred to Student's t with the
-Welch-Satterthwaite degrees of freedom of the seed terms (the test term, from hundreds of
+Welch-Satterthwaite degrees of freedom of the seeds' terms (the test term, from hundreds of
 sentences, counts as known). With one seed in a member its training variance is unknown and
 nothing is decided: the result says so. `benchmarks/calibration.py` and
 tests/compare/test_across_seeds.py hold the test to its level and power by simulation.
@@ -124,7 +124,7 @@ class SeedComparison:
 
 
 def seed_scores(stats: np.ndarray, score: Scorer) -> np.ndarray:
-    """Each seed's corpus score: stats (seeds, sentences, k) -> (seeds,)."""
+    """The corpus score of each seed: stats (seeds, sentences, k) -> (seeds,)."""
     return np.asarray(score(np.asarray(stats).sum(axis=1)), dtype=float)
 
 

@@ -168,9 +168,9 @@ def _significance_html(tests: list[PairTest], records: list[dict]) -> str:
     metrics = list(dict.fromkeys(test.metric for test in tests))
     tables = "".join(html_table(matrix(tests, records, metric)) for metric in metrics)
     return ("<h2>Is the difference real?</h2><p>Every pair of members across their seeds "
-            "(the seed is the unit of replication): the difference of their mean scores, A - B, "
-            "with its p-value, Holm-adjusted over each table (one metric). In each table the "
-            "row's member against the column's: better / worse: significantly (p &lt; 0.05); "
+            "(a training run is the unit of replication): the difference of their mean scores, "
+            "A - B, with its p-value, Holm-adjusted over each table (one metric). In each table "
+            "the row's member against the column's: better / worse: significantly (p &lt; 0.05); "
             "=: no significant difference; ?: a member with one seed, whose training variance "
             "is unknown, so nothing is decided (for AER and perplexity, better "
             f"means lower).</p>{tables}<details><summary>Every pair in words</summary>"

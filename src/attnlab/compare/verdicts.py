@@ -1,14 +1,15 @@
 """Which member is better than which across seeds, and what that says about the suite's claim.
 
-The seed is the unit of replication (attnlab.compare.across_seeds): each pair of members on each
-metric is compared by the difference of their means over the seeds, with a 95% confidence
-interval and a two-sided p that carry both the spread between seeds and the noise of the test
-sentences (a paired bootstrap over sentences: BLEU and chrF from sacreBLEU's sentence statistics,
-AER from its link counts). The p-values of each pairwise table (one metric) are adjusted by
-Holm's method. A claim that A is better than B holds when A's difference is significant in the
-claimed direction; a claim that A matches B needs the suite's margin and holds when the 90%
-interval of A - B lies within it (two one-sided tests). The suite's claim holds when every named
-pair holds: an intersection of tests, which needs no correction for their number.
+A training run, one per seed, is the unit of replication (attnlab.compare.across_seeds): each
+pair of members on each metric is compared by the difference of their means over the seeds,
+with a 95% confidence interval and a two-sided p that carry both the spread between seeds and
+the noise of the test sentences (a paired bootstrap over sentences: BLEU and chrF from
+sacreBLEU's sentence statistics, AER from its link counts). The p-values of each pairwise table
+(one metric) are adjusted by Holm's method. A claim that A is better than B holds when A's
+difference is significant in the claimed direction; a claim that A matches B needs the suite's
+margin and holds when the 90% interval of A - B lies within it (two one-sided tests). The
+suite's claim holds when every named pair holds: an intersection of tests, which needs no
+correction for their number.
 """
 
 from __future__ import annotations
