@@ -160,3 +160,31 @@ def test_a_member_with_another_config_is_refused_not_replaced(tmp_path, dates_di
     error = capsys.readouterr().err
     assert "holds a run with another config" in error and "model.decoder.hidden_dim" in error
     assert sorted(p.name for p in run.iterdir()) == before
+
+
+@pytest.mark.slow
+def test_two_members_of_one_config_are_not_told_apart(tmp_path, dates_dir):
+    """The same config twice, differing only in their training seeds (1-3 against 101-103):
+    no pair is declared different on any metric, and "B matches A within 5 BLEU" is reproduced
+    or inconclusive, never not reproduced."""
+    suite = {"name": "twins", "task": "translation", "title": "one config twice",
+             "claim": "two seeds of one config are one method", "data": str(dates_dir),
+             "set": {**TINY, "train.max_steps": 20}, "seeds": 3,
+             "evaluate": {"beam": 1, "limit": 30},
+             "members": [{"name": "a", "label": "A", "config": DATES_CONFIG},
+                         {"name": "b", "label": "B", "config": DATES_CONFIG,
+                          "set": {"train.seed": 101}}],
+             "expect": [{"matches": "b", "as": "a", "metric": "bleu", "margin": 5.0}]}
+    path = tmp_path / "twins.yaml"
+    path.write_text(yaml.safe_dump(suite))
+    out = tmp_path / "out"
+    assert main(["compare", str(path), "--dir", str(out), "--quiet"]) == 0
+    seeds = {name: [json.loads((out / name / f"seed-{k}" / "compare.json").read_text())
+                    ["train_seed"] for k in (1, 2, 3)] for name in ("a", "b")}
+    assert seeds == {"a": [1, 2, 3], "b": [101, 102, 103]}
+    markdown = (out / "results.md").read_text()
+    verdict = next(line for line in markdown.splitlines() if line.startswith("**Verdict: "))
+    assert verdict in ("**Verdict: reproduced.**", "**Verdict: inconclusive.**"), markdown
+    pairs = [line for line in markdown.splitlines()
+             if line.startswith("- ") and "(Holm-adjusted)" in line]
+    assert pairs and all(line.startswith("- no significant difference") for line in pairs), pairs

@@ -169,7 +169,7 @@ def _significance_html(tests: list[PairTest], records: list[dict]) -> str:
     tables = "".join(html_table(matrix(tests, records, metric)) for metric in metrics)
     return ("<h2>Is the difference real?</h2><p>Every pair of members across their seeds "
             "(a training run is the unit of replication): the difference of their mean scores, "
-            "A - B, with its p-value, Holm-adjusted over each table (one metric). In each table "
+            "A - B, with its p-value, Holm-adjusted over every pair on every metric. In each table "
             "the row's member against the column's: better / worse: significantly (p &lt; 0.05); "
             "=: no significant difference; ?: a member with one seed, whose training variance "
             "is unknown, so nothing is decided (for AER and perplexity, better "
@@ -371,10 +371,10 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
     lines += [f"- {line}" for line in findings(suite, records, baseline)]
     if tests:
         lines += ["", "Pairwise across seeds (row against column: the difference of the means, "
-                  "row - column, and its Holm-adjusted p; better / worse: significantly, p < "
-                  "0.05; =: no significant difference; ?: one seed, nothing decided; for AER "
-                  "and perplexity lower is better). Every pair in words, with its 95% interval "
-                  "and the seeds behind it:", ""]
+                  "row - column, and its p, Holm-adjusted over every pair on every metric; "
+                  "better / worse: significantly, p < 0.05; =: no significant difference; ?: "
+                  "one seed, nothing decided; for AER and perplexity lower is better). Every "
+                  "pair in words, with its 95% interval and the seeds behind it:", ""]
         lines += [f"- {test.sentence}" for test in tests]
         for metric in dict.fromkeys(test.metric for test in tests):
             lines += ["", markdown_table(matrix(tests, records, metric))]

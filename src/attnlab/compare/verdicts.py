@@ -4,12 +4,12 @@ A training run, one per seed, is the unit of replication (attnlab.compare.across
 pair of members on each metric is compared by the difference of their means over the seeds,
 with a 95% confidence interval and a two-sided p that carry both the spread between seeds and
 the noise of the test sentences (a paired bootstrap over sentences: BLEU and chrF from
-sacreBLEU's sentence statistics, AER from its link counts). The p-values of each pairwise table
-(one metric) are adjusted by Holm's method. A claim that A is better than B holds when A's
-difference is significant in the claimed direction; a claim that A matches B needs the suite's
-margin and holds when the 90% interval of A - B lies within it (two one-sided tests). The
-suite's claim holds when every named pair holds: an intersection of tests, which needs no
-correction for their number.
+sacreBLEU's sentence statistics, AER from its link counts). The p-values of every pair on every
+metric of a report are adjusted together by Holm's method. A claim that A is better than B
+holds when A's difference is significant in the claimed direction; a claim that A matches B
+needs the suite's margin and holds when the 90% interval of A - B lies within it (two one-sided
+tests). The suite's claim holds when every named pair holds: an intersection of tests, which
+needs no correction for their number.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ ALPHA = 0.05
 SAMPLES = 1000
 RULE = (f"Each pair of members is compared across seeds by {METHOD}: the difference of their "
         f"mean scores over the seeds, its 95% confidence interval and a two-sided p. A member "
-        f"with one seed decides nothing (its training variance is unknown). In a table of pairs "
-        f"the p-values are Holm-adjusted (one family per metric); better means higher, except "
+        f"with one seed decides nothing (its training variance is unknown). The p-values of the "
+        f"pairwise tables are Holm-adjusted together (every pair on every metric is one "
+        f"family); better means higher, except "
         f"for AER and perplexity, where it means lower.")
 VERDICT_RULE = (
     "A claimed 'A better than B' is reproduced when A is significantly better (p < 0.05), not "
@@ -92,9 +93,10 @@ class PairTest:
                     f"difference {found.difference:+.4g} ({seeds}; a member with one seed has "
                     f"no measured training variance)")
         low, high = found.interval() or (found.difference, found.difference)
-        adjusted = " (Holm-adjusted)" if self.p_adjusted is not None else ""
-        numbers = (f"difference {found.difference:+.4g} (95% CI {low:.4g} to {high:.4g}), "
-                   f"{_p_text(self.p)}{adjusted}, {seeds}")
+        adjusted = self.p_adjusted is not None
+        numbers = (f"difference {found.difference:+.4g} ({'unadjusted ' if adjusted else ''}"
+                   f"95% CI {low:.4g} to {high:.4g}), {_p_text(self.p)}"
+                   f"{' (Holm-adjusted)' if adjusted else ''}, {seeds}")
         words = {">": "better than", "<": "worse than"}.get(self.direction)
         if words is None:
             return (f"no significant difference between {self.label_a} and {self.label_b} "
@@ -238,17 +240,13 @@ def matrix(tests: list[PairTest], records: list[dict], metric: str) -> list[list
 
 
 def pairwise(records: list[dict], metrics: tuple[str, ...]) -> list[PairTest]:
-    """Every pair of members on each metric, the p-values of each metric's pairs adjusted
-    together (Holm)."""
+    """Every pair of members on each metric, their p-values adjusted together (Holm): a reader
+    scanning every cell of every table makes one family of comparisons."""
     labels = {record["name"]: record["label"] for record in records}
-    tests = []
-    for metric in metrics:
-        family = [test for i, a in enumerate(records) for b in records[i + 1:]
-                  if (test := test_pair(a, b, metric, labels)) is not None]
-        for test, adjusted in zip(family, holm([t.comparison.p_value for t in family]),
-                                  strict=True):
-            test.p_adjusted = adjusted
-        tests += family
+    tests = [test for metric in metrics for i, a in enumerate(records) for b in records[i + 1:]
+             if (test := test_pair(a, b, metric, labels)) is not None]
+    for test, adjusted in zip(tests, holm([t.comparison.p_value for t in tests]), strict=True):
+        test.p_adjusted = adjusted
     return tests
 
 
