@@ -188,3 +188,19 @@ def test_two_members_of_one_config_are_not_told_apart(tmp_path, dates_dir):
     pairs = [line for line in markdown.splitlines()
              if line.startswith("- ") and "(Holm-adjusted)" in line]
     assert pairs and all(line.startswith("- no significant difference") for line in pairs), pairs
+
+
+@pytest.mark.slow
+def test_several_only_run_each_and_the_report_names_its_options(tmp_path, dates_dir, capsys):
+    out = tmp_path / "out"
+    suite = str(suite_file(tmp_path, dates_dir, steps=(10, 10)))
+    assert main(["compare", suite, "--dir", str(out), "--only", "plain", "--only", "plain"]) == 2
+    assert "--only names a member twice" in capsys.readouterr().err
+    assert main(["compare", suite, "--dir", str(out), "--only", "plain", "--only", "bahdanau",
+                 "--seeds", "1", "--data", str(dates_dir), "--quiet"]) == 0
+    assert all((out / name / "seed-1" / "compare.json").is_file()
+               for name in ("plain", "bahdanau"))
+    assert main(["compare", suite, "--dir", str(out), "--report", "--seeds", "1", "--data",
+                 str(dates_dir)]) == 0
+    made_by = (out / "results.md").read_text().splitlines()[2]
+    assert made_by == f"`attnlab compare {suite} --dir {out} --seeds 1 --data {dates_dir}`"

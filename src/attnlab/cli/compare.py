@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 from attnlab import configs
+from attnlab.errors import UserError
 
 DESCRIPTION = """\
 Reproduce one of the claims of the attention papers (as surveyed in Lilian Weng's "Attention?
@@ -48,7 +49,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "file")
     parser.add_argument("--dir", required=True, metavar="DIR",
                         help="where the members' run directories and the report go")
-    parser.add_argument("--only", metavar="NAME", help="run this member only")
+    parser.add_argument("--only", metavar="NAME", action="append",
+                        help="run this member only (repeat for several)")
     parser.add_argument("--seeds", type=int, metavar="N",
                         help="train every member with seeds 1..N (default: the suite's seeds)")
     parser.add_argument("--seed", type=int, metavar="K",
@@ -90,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--seeds", args.seeds), ("--seed", args.seed), ("--jobs", args.jobs)):
         if value is not None and value < 1:
             raise SystemExit(f"attnlab compare: {flag} must be at least 1, got {value}")
+    if args.only and len(set(args.only)) < len(args.only):
+        raise UserError(f"--only names a member twice: {' '.join(args.only)}")
     suite = load_suite(args.suite)
     options = RunOptions(data=args.data, scale=args.scale, rwth=args.rwth,
                          progress=not args.quiet, seeds=args.seeds,
@@ -97,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.report:
         run_suite(suite, args.dir, options, only=args.only, seed=args.seed, jobs=args.jobs)
         if args.only or args.seed:
-            what = " ".join(part for part in (args.only, args.seed and f"seed {args.seed}")
-                            if part)
+            what = " ".join(part for part in (*(args.only or []),
+                                              args.seed and f"seed {args.seed}") if part)
             print(f"{what} finished; attnlab compare {args.suite} --dir {args.dir} --report "
                   f"gathers the finished runs", file=sys.stderr)
             return 0

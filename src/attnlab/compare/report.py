@@ -75,7 +75,7 @@ def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Pa
     records, missing = gather(suite, directory, options)
     if not records:
         raise _none_finished(suite, directory)
-    command = f"attnlab compare {suite.argument} --dir {directory}"
+    command = made_by(suite, directory, options)
     baseline = aligner_baseline(suite, directory, options, records)
     vocabulary = vocabulary_check(directory, records)
     # The statistics once, for both pages: each is hundreds of resampling tests.
@@ -89,6 +89,21 @@ def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Pa
             file.write(text)
         written.append(directory / name)
     return written
+
+
+def made_by(suite: Suite, directory: Path, options: RunOptions) -> str:
+    """The command that trains what is missing and writes this report again: the suite, the
+    folder, and every option that changes the runs (seeds, data, scale, the RWTH gold)."""
+    parts = [f"attnlab compare {suite.argument} --dir {directory}"]
+    if options.seeds is not None:
+        parts.append(f"--seeds {options.seeds}")
+    if options.data is not None:
+        parts.append(f"--data {options.data}")
+    if options.scale != 1:
+        parts.append(f"--scale {options.scale:g}")
+    if options.rwth is not None:
+        parts.append(f"--rwth {options.rwth}")
+    return " ".join(parts)
 
 
 def vocabulary_check(directory: Path, records: list[dict]) -> str:

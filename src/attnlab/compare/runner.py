@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -104,11 +104,12 @@ def score_member(suite: Suite, member: Member, run_dir: Path, options: RunOption
     return record
 
 
-def suite_jobs(suite: Suite, options: RunOptions, only: str | None = None,
+def suite_jobs(suite: Suite, options: RunOptions, only: str | Sequence[str] | None = None,
                seed: int | None = None) -> list[Job]:
     """The runs to make, seed by seed (every member's seed 1 first, so a stopped suite has
     every member once before any twice)."""
-    members = [suite.member(only)] if only else suite.members
+    names = [only] if isinstance(only, str) else list(only or [])
+    members = [suite.member(name) for name in names] if names else suite.members
     seeds = options.seeds_of(suite)
     if seed is not None and not 1 <= seed <= seeds:
         raise UserError(f"--seed must be between 1 and the number of seeds, {seeds}; got {seed}")
@@ -117,10 +118,10 @@ def suite_jobs(suite: Suite, options: RunOptions, only: str | None = None,
 
 
 def run_suite(suite: Suite, directory: str | os.PathLike, options: RunOptions,
-              only: str | None = None, log: Callable[[str], None] = print, *,
+              only: str | Sequence[str] | None = None, log: Callable[[str], None] = print, *,
               seed: int | None = None, jobs: int = 1) -> list[dict]:
-    """Run every member (or `only` one) with every seed (or `seed` alone): one at a time, or
-    `jobs` at once in processes of their own; the records of those finished."""
+    """Run every member (or those named in `only`) with every seed (or `seed` alone): one at a
+    time, or `jobs` at once in processes of their own; the records of those finished."""
     directory = Path(directory)
     work = suite_jobs(suite, options, only, seed)
     names = {job.member.name for job in work}
