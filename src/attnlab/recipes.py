@@ -116,7 +116,8 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
         python='attnlab.load("MODEL").translate(["a sentence"], beam=5)[0].text',
         endpoint="/api/translate",
         comparison=Comparison(translation_comparison.comparison_scores, "bleu",
-                              "validation BLEU", (("BLEU", "bleu", 2), ("chrF", "chrf", 2)))),
+                              "validation BLEU", (("BLEU", "bleu", 2), ("chrF", "chrf", 2),
+                                                  ("exact match %", "exact_match", 1)))),
     Recipe(
         name="captioning", title="captioning", purpose="image captioning",
         config_class=captioning.RunConfig, task_class=captioning.CaptionTask,

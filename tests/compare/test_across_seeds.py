@@ -205,15 +205,19 @@ def test_two_seeds_with_a_large_gap_are_never_equivalent():
 
 
 def test_equivalence_reads_the_one_minus_two_alpha_interval():
-    """Hand-made comparisons (no test variance, 3 seeds each): D = 0.1, SE = 0.1, df = 4."""
+    """Hand-made comparisons (no test variance, 3 seeds each): D = 0.1, SE = 0.1, df = 4.
+    "equivalent" reads the 90% interval (two one-sided tests at 0.05), "different" the 95% one
+    (a test at 0.05 that the difference lies beyond the margin)."""
     result = SeedComparison(1.1, 1.0, 3, 3, math.sqrt(0.015), math.sqrt(0.015), 0.0, 0.1, 4.0)
     half = distributions.t.ppf(0.95, 4) * 0.1     # the 90% interval's half width, 0.2132
     assert result.interval(0.9) == pytest.approx((0.1 - half, 0.1 + half))
     assert result.equivalence(0.1 + half + 1e-9) == "equivalent"
     assert result.equivalence(0.1 + half - 1e-9) == "inconclusive"
     shifted = SeedComparison(2.0, 1.0, 3, 3, math.sqrt(0.015), math.sqrt(0.015), 0.0, 0.1, 4.0)
-    assert shifted.equivalence(1.0 - half - 1e-9) == "different"
-    assert shifted.equivalence(1.0 - half + 1e-9) == "inconclusive"
+    outer = distributions.t.ppf(0.975, 4) * 0.1   # the 95% interval's half width, 0.2776
+    assert shifted.equivalence(1.0 - outer - 1e-9) == "different"
+    assert shifted.equivalence(1.0 - outer + 1e-9) == "inconclusive"
+    assert shifted.equivalence(1.0 - half - 1e-9) == "inconclusive"  # beyond at 90%, not 95%
     with pytest.raises(ValueError, match="positive"):
         result.equivalence(0.0)
 
@@ -268,13 +272,20 @@ def test_no_test_variance_is_welchs_t(seeds_a, seeds_b):
 
 def test_test_variance_and_p_against_a_direct_calculation():
     """With per-sentence values, the bootstrap's variance of D is var(d_i) / n (d_i sentence i's
-    mean over A's seeds minus over B's), and SE, df and p follow from the formulas by hand."""
+    mean over A's seeds minus over B's); less each member's runs' own noise, which the seeds'
+    spread holds already: sum_s var_i(x_si - mean_s x_si) / n / (k (k - 1)). SE, df and p follow
+    from the formulas by hand."""
     rng = np.random.default_rng(17)
     a, b = simulate(rng, 3, LARGE_TAU, effect=2 * TEST_NOISE, seeds_b=4)
     result = compare_across_seeds(a, b, mean_scorer, samples=20000, seed=4)
     x_a, x_b = a[..., 0], b[..., 0]
     d = x_a.mean(axis=0) - x_b.mean(axis=0)
-    test_variance = d.var() / N
+
+    def own(x):
+        k = len(x)
+        return (x - x.mean(axis=0)).var(axis=1).sum() / N / (k * (k - 1))
+
+    test_variance = max(0.0, d.var() / N - own(x_a) - own(x_b))
     assert result.test_variance == pytest.approx(test_variance, rel=0.05)
     scores_a, scores_b = x_a.mean(axis=1), x_b.mean(axis=1)
     np.testing.assert_allclose(seed_scores(a, mean_scorer), scores_a)

@@ -12,14 +12,16 @@ difference of the members' means over their seeds, D = mean(a) - mean(b), then h
 
     Var(D) = sigma_A^2 / n_A + sigma_B^2 / n_B + Var_test(D),
 
-the first two estimated from the seeds' scores (sample variances: every run is scored on the
-same sentences, so their spread is the training variance alone), the last by a bootstrap over
+the first two estimated from the seeds' scores (sample variances: their spread holds the
+training variance and each run's own luck on the drawn sentences), the last by a bootstrap over
 sentences that resamples the same sentences for every run of both members (Koehn 2004's paired
-bootstrap, applied to the mean over seeds). D / sqrt(Var(D)) is referred to Student's t with the
-Welch-Satterthwaite degrees of freedom of the seeds' terms (the test term, from hundreds of
-sentences, counts as known). With one seed in a member its training variance is unknown and
-nothing is decided: the result says so. `benchmarks/calibration.py` and
-tests/compare/test_across_seeds.py hold the test to its level and power by simulation.
+bootstrap, applied to the mean over seeds), less the runs' own sentence noise that the seeds'
+spread already holds (estimated from the runs' deviations in the same resamples).
+D / sqrt(Var(D)) is referred to Student's t with the Welch-Satterthwaite degrees of freedom of
+the seeds' terms (the test term, from hundreds of sentences, counts as known). With one seed in
+a member its training variance is unknown and nothing is decided: the result says so.
+`benchmarks/calibration.py` and tests/compare/test_across_seeds.py hold the test to its level
+and power by simulation.
 
 Scores are corpus-level from per-sentence sufficient statistics (summed, then scored), so BLEU
 and AER are resampled as sacreBLEU and AER define them, not as means of sentence scores.
@@ -94,17 +96,17 @@ class SeedComparison:
 
     def equivalence(self, margin: float, alpha: float = 0.05) -> str:
         """"A matches B within `margin`" by two one-sided tests (Schuirmann 1987): "equivalent"
-        when the 1 - 2 alpha interval of A - B lies inside (-margin, margin), "different" when it
-        lies wholly outside it, "inconclusive" otherwise or when undecided."""
+        when the 1 - 2 alpha interval of A - B lies inside (-margin, margin); "different" when
+        the 1 - alpha interval lies wholly beyond it (each a test at level alpha);
+        "inconclusive" otherwise or when undecided."""
         if margin <= 0:
             raise ValueError(f"an equivalence margin must be positive, got {margin}")
-        interval = self.interval(1 - 2 * alpha)
-        if interval is None:
+        inner, outer = self.interval(1 - 2 * alpha), self.interval(1 - alpha)
+        if inner is None or outer is None:
             return "inconclusive"
-        low, high = interval
-        if -margin < low and high < margin:
+        if -margin < inner[0] and inner[1] < margin:
             return "equivalent"
-        if low >= margin or high <= -margin:
+        if outer[0] >= margin or outer[1] <= -margin:
             return "different"
         return "inconclusive"
 
@@ -157,21 +159,40 @@ def compare_across_seeds(stats_a: np.ndarray, stats_b: np.ndarray, score: Scorer
 
 def _test_variance(a: np.ndarray, b: np.ndarray, score: Scorer, samples: int,
                    seed: int) -> float:
-    """Variance of mean(a) - mean(b) over bootstrap resamples of the sentences, the same
-    sentences for every run of both members."""
+    """What the drawn sentences add to the variance of mean(a) - mean(b), beyond the seeds'
+    spread: the variance of that difference over bootstrap resamples of the sentences (the same
+    sentences for every run of both members), less each member's per-run sentence noise, which
+    the seeds' spread already holds (each run's own luck on the drawn sentences). That noise is
+    estimated from the runs' deviations from their member's mean in the same resamples:
+    sum_s Var(x_s - mean(x)) / (k (k - 1)) = Var(mean of the k runs' own noise)."""
     n = a.shape[1]
     rng = np.random.default_rng(seed)
     differences = np.empty(samples)
+    deviations_a = np.empty((samples, a.shape[0]))
+    deviations_b = np.empty((samples, b.shape[0]))
     for start in range(0, samples, 64):  # (64, n) indices at a time
         count = min(64, samples - start)
         # each resample as counts per sentence: summing stats is then one matrix product
         weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n)
                             for _ in range(count)]).astype(float)  # (count, n)
-        sums_a = np.einsum("rn,snk->rsk", weights, a)                 # (count, seeds_a, k)
-        sums_b = np.einsum("rn,snk->rsk", weights, b)
-        differences[start:start + count] = (score(sums_a).mean(axis=1)
-                                            - score(sums_b).mean(axis=1))
-    return float(differences.var(ddof=1)) if samples > 1 else 0.0
+        scores_a = score(np.einsum("rn,snk->rsk", weights, a))        # (count, seeds_a)
+        scores_b = score(np.einsum("rn,snk->rsk", weights, b))
+        block = slice(start, start + count)
+        differences[block] = scores_a.mean(axis=1) - scores_b.mean(axis=1)
+        deviations_a[block] = scores_a - scores_a.mean(axis=1, keepdims=True)
+        deviations_b[block] = scores_b - scores_b.mean(axis=1, keepdims=True)
+    if samples < 2:
+        return 0.0
+    own = sum(_own_noise(deviations) for deviations in (deviations_a, deviations_b))
+    return max(0.0, float(differences.var(ddof=1)) - own)
+
+
+def _own_noise(deviations: np.ndarray) -> float:
+    """Var of the mean of k runs' own sentence noise, from their deviations (samples, k)."""
+    k = deviations.shape[1]
+    if k < 2:
+        return 0.0
+    return float(deviations.var(axis=0, ddof=1).sum()) / (k * (k - 1))
 
 
 def _welch_df(seed_a: float, seed_b: float, n_a: int, n_b: int, test: float) -> float:

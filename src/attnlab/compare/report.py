@@ -51,10 +51,54 @@ def gather(suite: Suite, directory: Path, options: RunOptions
             continue
         if len(runs) < seeds:
             missing.append(f"{member.name} ({len(runs)} of {seeds} seeds)")
+        for run in runs:
+            with_exact_match(run)
         record = aggregate(runs)
         record["paper_row"] = member.paper_row   # the suite's current mapping, not the old
         records.append(record)
     return records, missing
+
+
+def table_notes(records: list[dict]) -> list[str]:
+    """What the results table's numbers are (mean ± sd over how many seeds), and the diagonal
+    aligner's AER on each gold set: the baseline every attention member's AER is judged by."""
+    seeds = sorted({record.get("seeds", 1) for record in records})
+    notes = []
+    if seeds[-1] > 1:
+        counts = " or ".join(str(n) for n in seeds)
+        notes.append(f"Scores are mean ± sample standard deviation over the seeds ({counts} "
+                     f"per member); a member with one seed shows its value.")
+    for gold, aer in diagonal_aers(records).items():
+        notes.append(f"The diagonal aligner (target unit t linked to the source unit at the same "
+                     f"relative position): AER {aer:.3f} on the same sentences ({gold}).")
+    return notes
+
+
+def diagonal_aers(records: list[dict]) -> dict[str, float]:
+    """Each gold set's AER of the diagonal aligner, from a member's per-pair counts of it."""
+    import numpy as np
+
+    from .across_seeds import aer_scorer
+
+    found: dict[str, float] = {}
+    for record in records:
+        for run in record.get("runs") or [record]:
+            for alignment in run.get("alignments") or []:
+                counts = alignment.get("baseline_counts")
+                if counts and alignment["name"] not in found:
+                    total = np.asarray(counts, dtype=float).sum(axis=0)
+                    found[alignment["name"]] = float(aer_scorer(total))
+    return found
+
+
+def with_exact_match(run: dict) -> dict:
+    """A translation run's exact match (% of outputs equal to their reference), the dates task's
+    own metric, beside BLEU: computed from the record's texts where it has none."""
+    hypotheses, references = run.get("hypotheses"), run.get("references")
+    if hypotheses and references and "exact_match" not in run.get("scores", {}):
+        same = sum(h == r for h, r in zip(hypotheses, references, strict=True))
+        run.setdefault("scores", {})["exact_match"] = 100.0 * same / len(hypotheses)
+    return run
 
 
 def write_report(suite: Suite, directory, options: RunOptions) -> list[Path]:
@@ -136,7 +180,8 @@ def report_page(suite: Suite, records: list[dict], missing: list[str], command: 
     parts.append(_verdict_html(verdict))
     parts.append("<h2>Findings</h2><ul>" + "".join(
         f"<li>{html.escape(line)}</li>" for line in findings(suite, records, baseline)) + "</ul>")
-    parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)))
+    parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)) + "".join(
+        f"<p>{html.escape(note)}</p>" for note in table_notes(records)))
     parts.append(_significance_html(tests, records))
     parts.append(_seeds_html(suite, records))
     parts.append(_papers_html(suite, records))
@@ -374,6 +419,7 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
         lines += [suite.scale_note, ""]
     lines += [budget_text(suite, records), ""]
     lines += [markdown_table(results_rows(suite.task, records)), ""]
+    lines += [note for line in table_notes(records) for note in (line, "")]
     if baseline and baseline.get("aer") is not None:
         lines += [f"{baseline['label']}: AER {baseline['aer']:.3f} on the same RWTH sentences.",
                   ""]

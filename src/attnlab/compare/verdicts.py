@@ -190,6 +190,18 @@ def _scores(record: dict, metric: str) -> np.ndarray | None:
     return np.asarray([[[value, 1.0]] for value in values], dtype=float)
 
 
+def _exact(run: dict) -> np.ndarray | None:
+    """Each output's exact match as statistics (n, 2): (1 if it equals its reference, 1)."""
+    if not run.get("hypotheses") or not run.get("references"):
+        return None
+    same = [float(h == r) for h, r in zip(run["hypotheses"], run["references"], strict=True)]
+    return np.stack([np.asarray(same), np.ones(len(same))], axis=1)
+
+
+def _percent(sums: np.ndarray) -> np.ndarray:
+    return 100.0 * mean_scorer(sums)
+
+
 def statistics(a: dict, b: dict | None, metric: str):
     """(stats of A, stats of B, scorer) for one metric, or None when it cannot be compared. b
     None: A's AER against the diagonal aligner on the same sentences."""
@@ -208,6 +220,12 @@ def statistics(a: dict, b: dict | None, metric: str):
         stats_b = _stacked([text_stats(run, metric) for run in b["runs"]])
         if stats_a is not None and stats_b is not None and stats_a.shape[1:] == stats_b.shape[1:]:
             return stats_a, stats_b, text_scorer(metric)
+        return None
+    if metric == "exact_match" and a["task"] == "translation":
+        stats_a = _stacked([_exact(run) for run in a["runs"]])
+        stats_b = _stacked([_exact(run) for run in b["runs"]])
+        if stats_a is not None and stats_b is not None and stats_a.shape[1:] == stats_b.shape[1:]:
+            return stats_a, stats_b, _percent
         return None
     stats_a, stats_b = _scores(a, metric), _scores(b, metric)
     return None if stats_a is None or stats_b is None else (stats_a, stats_b, mean_scorer)
