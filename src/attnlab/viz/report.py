@@ -27,6 +27,8 @@ th, td { border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: left; }
 th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #555; }
 img { max-width: 100%; } pre { white-space: pre-wrap; background: #f7f7f7; padding: 0.6rem; }
+@media (max-width: 40rem) { body { padding: 0 0.6rem; }
+  table { display: block; overflow-x: auto; max-width: 100%; } }
 """
 # The report's own layout on top of STYLE: tables beside their figures, charts two a row.
 PAGE_STYLE = STYLE + """
