@@ -42,8 +42,11 @@ def _translation(suite: Suite, records: list[dict]) -> list[str]:
     if plain and attending:
         best = max(attending, key=lambda r: r["scores"]["bleu"])
         gain = best["scores"]["bleu"] - plain[0]["scores"]["bleu"]
+        chosen = (f", the best of {len(attending)} attention members (a figure chosen as the "
+                  f"largest, so larger than a typical member's; each member's own difference "
+                  f"and its test are in the pairwise results)" if len(attending) > 1 else "")
         lines.append(f"Attention adds {gain:+.2f} BLEU: {best['label']} against "
-                     f"{plain[0]['label']}.")
+                     f"{plain[0]['label']}{chosen}.")
     lines.extend(_length_line(record) for record in records)
     lines.extend(_aer_lines(records))
     return lines
