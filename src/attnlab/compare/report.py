@@ -313,7 +313,8 @@ def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | N
                 if r.get("example") and "translation" in r["example"]]
     if examples:
         source = next(r["example"]["source"] for r in records if r.get("example"))
-        parts.append(f"<h3>One sentence, every member</h3><p>{html.escape(source)}</p>"
+        parts.append(f"<h3>One sentence, every member</h3><p>{html.escape(source)}"
+                     f"{html.escape(_one_seed(records))}</p>"
                      + html_table([["member", "translation (beam search)"], *examples]))
     panels = _panels(records)
     if panels:
@@ -321,7 +322,8 @@ def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | N
         parts.append(_figure(comparison.heatmap_grid_png(
             panels, title=f"Attention for the same sentence: {sentence}"),
             "Word-level attention of each member's translation of the same sentence "
-            "(rows: the output words; columns: the source words).", command))
+            f"(rows: the output words; columns: the source words).{_one_seed(records)}",
+            command))
     return parts
 
 
@@ -384,6 +386,16 @@ def _panels(records: list[dict]):
     return panels
 
 
+def _one_seed(records: list[dict]) -> str:
+    """" From one run of each member: its seed 1." where members have several seeds (what is
+    shown is then one run's, not a mean), else ""."""
+    if all(record.get("seeds", 1) == 1 for record in records):
+        return ""
+    seeds = sorted({(record.get("runs") or [record])[0].get("seed", 1) for record in records})
+    return (f" From one run of each member (seed {', '.join(map(str, seeds))}), not a mean "
+            f"over the seeds.")
+
+
 def _rows_html(records: list[dict]) -> str:
     rows = {record["attention_row"] for record in records if record.get("attention_row")}
     if not rows:
@@ -398,7 +410,8 @@ def _rows_html(records: list[dict]) -> str:
                 for r in checked]
         table = ("<p>The check: AER when output word t takes the links of row t-1, t or t+1 "
                  "of the forced decoding. If the rows were labelled one step off, a shifted "
-                 "row would align better than row t.</p>" + html_table([header, *body]))
+                 f"row would align better than row t.{_one_seed(checked)}</p>"
+                 + html_table([header, *body]))
     return ("<h2>Which attention row belongs to which output word</h2><p>In every heatmap and "
             "AER above, the row for output word t is the attention that produced it:</p>"
             f"<ul>{items}</ul>{table}")
