@@ -83,26 +83,40 @@ class PairTest:
         return ">" if ahead else "<"
 
     @property
-    def sentence(self) -> str:
-        """"Bahdanau better than no attention on BLEU: difference +3.21 (95% CI 1.02 to 5.40),
-        p = 0.012 (Holm-adjusted), 3 and 3 seeds"."""
+    def numbers(self) -> str:
+        """"difference +3.21 (95% CI 1.02 to 5.40), p = 0.012 (Holm-adjusted), 3 and 3 seeds";
+        undecided: the difference and why nothing is decided."""
         found = self.comparison
         seeds = f"{found.seeds_a} and {found.seeds_b} seeds"
         if not found.decided:
-            return (f"{self.label_a} against {self.label_b} on {self.metric}: undecided, "
-                    f"difference {found.difference:+.4g} ({seeds}; a member with one seed has "
-                    f"no measured training variance)")
+            return (f"undecided, difference {found.difference:+.4g} ({seeds}; a member with "
+                    f"one seed has no measured training variance)")
         low, high = found.interval() or (found.difference, found.difference)
         adjusted = self.p_adjusted is not None
-        numbers = (f"difference {found.difference:+.4g} ({'unadjusted ' if adjusted else ''}"
-                   f"95% CI {low:.4g} to {high:.4g}), {_p_text(self.p)}"
-                   f"{' (Holm-adjusted)' if adjusted else ''}, {seeds}")
+        return (f"difference {found.difference:+.4g} ({'unadjusted ' if adjusted else ''}"
+                f"95% CI {low:.4g} to {high:.4g}), {_p_text(self.p)}"
+                f"{' (Holm-adjusted)' if adjusted else ''}, {seeds}")
+
+    @property
+    def sentence(self) -> str:
+        """"Bahdanau better than no attention on BLEU: difference +3.21 (95% CI 1.02 to 5.40),
+        p = 0.012 (Holm-adjusted), 3 and 3 seeds"."""
+        if not self.comparison.decided:
+            return f"{self.label_a} against {self.label_b} on {self.metric}: {self.numbers}"
         words = {">": "better than", "<": "worse than"}.get(self.direction)
         if words is None:
             return (f"no significant difference between {self.label_a} and {self.label_b} "
-                    f"on {self.metric}: {numbers}")
+                    f"on {self.metric}: {self.numbers}")
         lower = ", lower is better" if self.lower_is_better else ""
-        return f"{self.label_a} {words} {self.label_b} on {self.metric}{lower}: {numbers}"
+        return f"{self.label_a} {words} {self.label_b} on {self.metric}{lower}: {self.numbers}"
+
+    @property
+    def finding(self) -> str:
+        """What the test found, for a claim's line: "significantly better: difference ..."."""
+        words = {">": "significantly better", "<": "significantly worse",
+                 "=": "no significant difference"}.get(self.direction)
+        lower = " (lower is better)" if self.lower_is_better and words else ""
+        return f"{words}{lower}: {self.numbers}" if words else self.numbers
 
     def cell(self) -> str:
         """The table's cell: "better +3.21, p = 0.012", "= +0.2, p = 0.41", "? (one seed)"."""
@@ -302,9 +316,9 @@ def _expected(expectation: Expectation, by_name: dict[str, dict], labels: dict[s
         return "inconclusive", f"no {expectation.metric} to compare"
     if expectation.relation == "better":
         outcome = {">": "reproduced", "<": "not reproduced"}.get(test.direction, "inconclusive")
-        return outcome, test.sentence
+        return outcome, test.finding
     if expectation.margin is None:
-        return "inconclusive", (f"{test.sentence}; the claim names no margin, and without one "
+        return "inconclusive", (f"{test.finding}; the claim names no margin, and without one "
                                 f"'as good as' cannot be tested")
     equivalence = test.comparison.equivalence(expectation.margin, ALPHA)
     interval = test.comparison.interval(1 - 2 * ALPHA)
@@ -313,7 +327,7 @@ def _expected(expectation: Expectation, by_name: dict[str, dict], labels: dict[s
               f"±{expectation.margin:g}")
     outcome = {"equivalent": "reproduced", "different": "not reproduced"}.get(
         equivalence, "inconclusive")
-    return outcome, f"{test.sentence}{within}"
+    return outcome, f"{test.finding}{within}"
 
 
 def rules() -> list[str]:
