@@ -72,6 +72,7 @@ def test_a_suite_trains_scores_and_reports_every_member(tmp_path, dates_dir, cap
                     "compute minutes"):
         assert section in page, section
     assert page.count("data:image/png;base64,") == 4   # length, curves, AER, heatmap grid
+    assert "columns: the source characters" in page     # a character model's figures say so
     assert "http://" not in page and "https://" not in page and "<script" not in page
     markdown = (out / "results.md").read_text()
     assert "| no attention |" in markdown and "| Bahdanau |" in markdown

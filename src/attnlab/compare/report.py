@@ -319,11 +319,13 @@ def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | N
     panels = _panels(records)
     if panels:
         sentence = next(r["example"]["source"] for r in records if r.get("example"))
+        # what the members' examples were read in (records written before it was kept: words)
+        units = next((r["example"]["units"] for r in records
+                      if r.get("example") and r["example"].get("units")), "words")
         parts.append(_figure(comparison.heatmap_grid_png(
-            panels, title=f"Attention for the same sentence: {sentence}"),
-            "Word-level attention of each member's translation of the same sentence "
-            f"(rows: the output words; columns: the source words).{_one_seed(records)}",
-            command))
+            panels, title=f"Attention for the same sentence: {sentence}", units=units),
+            f"Attention of each member's translation of the same sentence (rows: the output "
+            f"{units}; columns: the source {units}).{_one_seed(records)}", command))
     return parts
 
 

@@ -107,4 +107,5 @@ def _translation_example(run, sentence: str) -> dict | None:
     else:
         tokens = (result.source_words, result.target_words, result.word_attention)
     return {"source": sentence, "translation": result.text, "source_tokens": tokens[0],
-            "target_tokens": tokens[1], "weights": np.asarray(tokens[2]).round(4).tolist()}
+            "target_tokens": tokens[1], "weights": np.asarray(tokens[2]).round(4).tolist(),
+            "units": "characters" if run.character_level else "words"}

@@ -244,8 +244,8 @@ def bars_png(values: dict[str, float | None], *, ylabel: str, title: str,
 
 
 def heatmap_grid_png(panels: list[tuple[str, np.ndarray, list[str], list[str]]], *,
-                     title: str) -> bytes:
+                     title: str, units: str = "words") -> bytes:
     """heatmap_grid_figure (one attention heatmap per member, same sentence) as PNG bytes."""
     texts = [title, *(text for label, _, source, target in panels
                       for text in (label, *source, *target))]
-    return _png(texts, lambda: heatmap_grid_figure(panels, title=title))
+    return _png(texts, lambda: heatmap_grid_figure(panels, title=title, units=units))

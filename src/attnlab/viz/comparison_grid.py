@@ -136,13 +136,14 @@ def _draw_panel(figure: Figure, panel, layout: GridLayout, x: float, top: float)
 
 
 def heatmap_grid_figure(panels: Sequence[tuple[str, np.ndarray, Sequence[str], Sequence[str]]],
-                        *, title: str) -> Figure:
+                        *, title: str, units: str = "words") -> Figure:
     """One attention heatmap per member for the same sentence, on one 0..1 colour scale with a
     single colour bar; the member's label above each panel.
 
     panels: (member label, weights (target_len, source_len) with rows summing to 1, source
     tokens, target tokens). Members may translate to different lengths. A weights matrix that
-    does not match its tokens is a ValueError naming the member.
+    does not match its tokens is a ValueError naming the member. units: what the tokens are
+    ("words", "characters"), for the figure's legend.
     """
     if not panels:
         raise ValueError("nothing to draw: no panels.")
@@ -156,7 +157,7 @@ def heatmap_grid_figure(panels: Sequence[tuple[str, np.ndarray, Sequence[str], S
     figure.text(0.5 * (width - BAR_INCHES) / width, 1 - 0.08 / top, title, ha="center",
                 va="top", fontsize=11)
     figure.text(0.5 * (width - BAR_INCHES) / width, 1 - 0.35 / top,
-                "columns: source words; rows: the words each member produced", ha="center",
+                f"columns: source {units}; rows: the {units} each member produced", ha="center",
                 va="top", fontsize=8.5, color="#444444")
     y = top - HEADER_INCHES
     for row, row_height in zip(rows, heights, strict=True):
