@@ -1,5 +1,8 @@
-"""Is member A better than member B? Paired significance tests on one test set, and a verdict
-over the seeds of a suite.
+"""Paired significance tests of two systems on one test set (one seed of each), and the old
+verdict over seeds. Neither decides anything in attnlab any more: a test within one seed
+measures only which sentences were drawn, not training variance, so `attnlab compare` decides
+across seeds (attnlab.compare.across_seeds). They stay for description and for
+benchmarks/calibration.py, which shows what the old rule did under a true null.
 
 - BLEU and chrF (0-100, sacreBLEU's scale): sacreBLEU's own paired tests (Post 2018,
   `sacrebleu.significance.PairedTest`), as ``sacrebleu --paired-bs`` / ``--paired-ar`` run them:
@@ -10,8 +13,9 @@ over the seeds of a suite.
   Controlling for Optimizer Instability").
 - AER (a fraction, 0 is perfect; Och & Ney 2003): the same paired bootstrap over sentences,
   written here on `attnlab.eval.aer_counts` rows since sacreBLEU has no AER.
-- Over seeds: a difference counts when it is significant in a strict majority of the seeds, as
-  Clark et al. (2011) argue that one training run says little about a method.
+- The old rule over seeds (seed_verdict): a difference counted when it was significant in a
+  strict majority of the seeds. Under a true null with seeds spread wider than the test noise it
+  declares a direction 52-77% of the time (benchmarks/calibration.py): it counts seed luck.
 
 One departure from sacreBLEU: a difference of exactly 0 gets p = 1. sacreBLEU counts resamples
 with a difference strictly above the observed one, so two identical systems get the smallest
