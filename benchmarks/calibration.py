@@ -31,7 +31,7 @@ Tests:
   say so (`significance.seed_verdict`). For the mean metric, the counts (Kx, Kx, K, K), K = 1000,
   make 1 - AER the mean of x, so the same function runs. Fewer simulations (--old-sims): its
   rates are far from alpha;
-- one seed's paired bootstrap alone, tau = 0 (the sentence-level null exactly true): the test
+- a paired bootstrap within one seed alone, tau = 0 (the sentence-level null exactly true): the test
   that each old verdict counted;
 - with --sacrebleu N: sacreBLEU's paired bootstrap and approximate randomisation (1000 each, as
   `significance.text_pair_test` runs them) on N pairs of simulated texts from one generator
@@ -188,7 +188,7 @@ def table(metric: Metric, args: argparse.Namespace, rng: np.random.Generator) ->
         rejected += aer_pair_test(metric.as_counts(a[0]), metric.as_counts(b[0]),
                                   samples=args.samples,
                                   seed=int(rng.integers(1, 2 ** 31))).significant(ALPHA)
-    rows.append(f"| {metric.name} | one seed's paired bootstrap (aer_pair_test) | 1 | 0 | "
+    rows.append(f"| {metric.name} | paired bootstrap within one seed (aer_pair_test) | 1 | 0 | "
                 f"{rate_text(rejected, args.old_sims)} | | | | |")
     return rows
 
