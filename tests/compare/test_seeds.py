@@ -200,3 +200,26 @@ def test_a_member_folder_of_the_one_seed_layout_is_named_not_trained_over(tmp_pa
     assert main(["compare", str(suite), "--dir", str(out), "--quiet"]) == 2
     assert "one-seed layout" in capsys.readouterr().err
     assert sorted(p.name for p in (out / "plain").iterdir()) == ["config.json"]
+
+
+def test_the_bottleneck_claim_tests_the_drop_with_length_across_seeds():
+    from attnlab.compare.report import with_length_drop
+
+    def run(seed, short, long, count=20):
+        buckets = [{"label": "0-9", "count": count, "bleu": short},
+                   {"label": "10-19", "count": 5, "bleu": 1.0},     # too few: not counted
+                   {"label": "50+", "count": count, "bleu": long}]
+        return with_length_drop({"seed": seed, "scores": {"bleu": short}, "buckets": buckets})
+
+    attention = member("a", [run(1, 23.0, 23.9), run(2, 22.5, 22.0), run(3, 23.4, 23.1)])
+    plain = member("b", [run(1, 14.0, 8.2), run(2, 14.5, 7.9), run(3, 13.8, 8.8)])
+    assert [r["scores"]["bleu_drop"] for r in plain["runs"]] == pytest.approx([5.8, 6.6, 5.0])
+    suite = Suite("s", "translation", "t", path=None, members=[],  # type: ignore[arg-type]
+                  expect=[Expectation("better", "a", "b", "bleu_drop")])
+    found = claim_verdict(suite, [attention, plain])
+    assert found.outcome == "reproduced" and "lower is better" in found.lines[0], found.lines
+    # a bucket of fewer than MIN_BUCKET examples is no evidence: no drop, nothing decided
+    thin = member("b", [run(k, 20.0, 10.0, count=3) for k in (1, 2, 3)])
+    assert "bleu_drop" not in thin["runs"][0]["scores"]
+    thin_found = claim_verdict(suite, [attention, thin])
+    assert thin_found.outcome == "inconclusive" and "no bleu_drop" in thin_found.lines[0]

@@ -52,7 +52,7 @@ def gather(suite: Suite, directory: Path, options: RunOptions
         if len(runs) < seeds:
             missing.append(f"{member.name} ({len(runs)} of {seeds} seeds)")
         for run in runs:
-            with_exact_match(run)
+            with_length_drop(with_exact_match(run))
         record = aggregate(runs)
         record["paper_row"] = member.paper_row   # the suite's current mapping, not the old
         records.append(record)
@@ -98,6 +98,17 @@ def with_exact_match(run: dict) -> dict:
     if hypotheses and references and "exact_match" not in run.get("scores", {}):
         same = sum(h == r for h, r in zip(hypotheses, references, strict=True))
         run.setdefault("scores", {})["exact_match"] = 100.0 * same / len(hypotheses)
+    return run
+
+
+def with_length_drop(run: dict) -> dict:
+    """A translation run's bleu_drop: BLEU of its shortest source-length bucket minus its
+    longest's, each of at least MIN_BUCKET sentences (how much it loses as sentences grow: the
+    bottleneck claim's measure); left out with fewer than two such buckets."""
+    buckets = [bucket for bucket in run.get("buckets") or []
+               if bucket.get("bleu") is not None and bucket.get("count", 0) >= MIN_BUCKET]
+    if len(buckets) >= 2 and "bleu_drop" not in run.get("scores", {}):
+        run.setdefault("scores", {})["bleu_drop"] = buckets[0]["bleu"] - buckets[-1]["bleu"]
     return run
 
 

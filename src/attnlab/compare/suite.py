@@ -62,7 +62,8 @@ EXPECT_KEYS = ({"better", "than", "metric"}, {"matches", "as", "metric"},
                {"matches", "as", "metric", "margin"})
 DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
 # The scores of which lower is better (an `expect:` metric is a score key, or "aer").
-LOWER_IS_BETTER = {"aer": True, "perplexity": True}
+# bleu_drop: BLEU of the shortest length bucket minus the longest's (a smaller fall is better).
+LOWER_IS_BETTER = {"aer": True, "perplexity": True, "bleu_drop": True}
 
 
 @dataclass(frozen=True)
