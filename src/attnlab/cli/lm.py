@@ -60,7 +60,7 @@ def run_plot(args: argparse.Namespace) -> int:
     from attnlab.train import RunDir, choose_checkpoint
 
     recipe = recipe_of_run(args.run, choose_checkpoint(RunDir(args.run), args.checkpoint))
-    if not hasattr(recipe.run_class, "read"):
+    if not recipe.run_class.reads:
         raise UserError(f"{args.run} holds {recipe.run_class.kind}; expected a language model "
                         f"or a translation model with an LSTMN encoder")
     output = plot_path(args.output, args.run, "self-attention.png")

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from attnlab.train import RunDir, choose_checkpoint
 
     recipe = recipe_of_run(args.run, choose_checkpoint(RunDir(args.run), args.checkpoint))
-    if not hasattr(recipe.run_class, "report"):
+    if not recipe.run_class.reports:
         raise UserError(f"{args.run} is a {recipe.title} run, which has no HTML report; use "
                         f"{recipe.commands['report']} --run {args.run}")
     check_outputs({"--src": args.src, "--ref": args.ref}, {"--output": args.output})

@@ -40,6 +40,7 @@ class LanguageModelRun(Run):
     evaluate_options: ClassVar[tuple[str, ...]] = ("text", "batch_size")
     plot_options: ClassVar[tuple[str, ...]] = ("matrix", "layer")
     plot_example: ClassVar[str] = '"A man is sleeping ."'
+    reads: ClassVar[bool] = True
 
     config: LMRunConfig
     model: LanguageModel

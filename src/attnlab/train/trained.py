@@ -54,6 +54,8 @@ class Run:
     plot_example: ClassVar[str] = "EXAMPLE"             # what plot draws, for a message
     quantizable: ClassVar[bool] = False  # .quantized("int8") applies
     ensembles: ClassVar[bool] = False    # load takes a list of runs (their ensemble)
+    reports: ClassVar[bool] = False      # it has .report(output, ...): an HTML page
+    reads: ClassVar[bool] = False        # it has .read(sentence): an LSTMN's reading
     _every_verb: ClassVar[set[str]] = set()
 
     path: Path

@@ -57,6 +57,8 @@ class TranslationRun(Run):
     plot_example: ClassVar[str] = '"Zwei Männer spielen Fußball."'
     quantizable: ClassVar[bool] = True
     ensembles: ClassVar[bool] = True
+    reports: ClassVar[bool] = True
+    reads: ClassVar[bool] = True        # with an LSTMN encoder (else read says so)
 
     config: RunConfig
     model: Seq2Seq
