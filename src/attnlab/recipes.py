@@ -28,7 +28,7 @@ from attnlab.config import read_yaml
 from attnlab.errors import CheckpointError, ConfigError, UserError
 from attnlab.lm import comparison as lm_comparison
 from attnlab.lm import describe as lm_describe
-from attnlab.train import RunDir, choose_checkpoint, run_task
+from attnlab.train import run_task
 from attnlab.train.config import ExperimentConfig
 from attnlab.train.experiment import TaskFactory
 from attnlab.train.trained import Run
@@ -202,7 +202,7 @@ def load(path: str | os.PathLike | Sequence[str | os.PathLike], *,
         paths = list(path)
         if not paths:
             raise UserError("attnlab.load of a list needs at least one path")
-    recipes = [recipe_of_run(one, choose_checkpoint(RunDir(one), checkpoint)) for one in paths]
+    recipes = [recipe_of_run(one, checkpoint) for one in paths]
     first = recipes[0]
     for one, recipe in zip(paths, recipes, strict=True):
         if recipe is not first:

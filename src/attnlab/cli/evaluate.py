@@ -99,10 +99,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.recipes import load, recipe_of_run
-    from attnlab.train import RunDir, choose_checkpoint
     from attnlab.train.progress import wanted as progress_wanted
 
-    recipes = [recipe_of_run(one, choose_checkpoint(RunDir(one), args.checkpoint))
+    recipes = [recipe_of_run(one, args.checkpoint)
                for one in args.run]  # a missing or foreign run: one sentence, first
     run_class = recipes[0].run_class
     given = {name: getattr(args, name) for name in TASK_OPTIONS

@@ -57,9 +57,8 @@ def run_plot(args: argparse.Namespace) -> int:
     """A language-model run, or a translation run with an LSTMN encoder (its meta.json says)."""
     from attnlab.lm.figure import plot_reading_to
     from attnlab.recipes import load, recipe_of_run
-    from attnlab.train import RunDir, choose_checkpoint
 
-    recipe = recipe_of_run(args.run, choose_checkpoint(RunDir(args.run), args.checkpoint))
+    recipe = recipe_of_run(args.run, args.checkpoint)
     if not recipe.run_class.reads:
         raise UserError(f"{args.run} holds {recipe.run_class.kind}; expected a language model "
                         f"or a translation model with an LSTMN encoder")

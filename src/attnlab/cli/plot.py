@@ -71,15 +71,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.recipes import load, recipe_of_run
-    from attnlab.train import RunDir, choose_checkpoint
     from attnlab.translation.figure import check_image_path
 
     if (args.run is None) == (args.json is None):
         raise UserError("plot needs --run DIR with an example, or --json FILE (not both)")
     if args.json is not None:
         return _plot_json(args)
-    run_class = recipe_of_run(args.run[0], choose_checkpoint(RunDir(args.run[0]),
-                                                             args.checkpoint)).run_class
+    run_class = recipe_of_run(args.run[0], args.checkpoint).run_class
     if args.sentence is None:
         raise UserError(f"plot --run needs the example to draw, e.g. attnlab plot --run DIR "
                         f"{run_class.plot_example}")

@@ -37,9 +37,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.recipes import load, recipe_of_run
-    from attnlab.train import RunDir, choose_checkpoint
 
-    recipe = recipe_of_run(args.run, choose_checkpoint(RunDir(args.run), args.checkpoint))
+    recipe = recipe_of_run(args.run, args.checkpoint)
     if not recipe.run_class.reports:
         raise UserError(f"{args.run} is a {recipe.title} run, which has no HTML report; use "
                         f"{recipe.commands['report']} --run {args.run}")

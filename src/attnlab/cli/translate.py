@@ -71,7 +71,8 @@ def load_for_decoding(args: argparse.Namespace):
     args.decode = trained.decode_settings(
         beam=args.beam, n_best=getattr(args, "nbest", None), alpha=args.alpha,
         batch_size=args.batch_size, beta=args.beta, length_penalty=args.length_penalty)
-    trained.unknown_words(args.replace_unk, args.dictionary)
+    unknown = trained.unknown_words(args.replace_unk, args.dictionary)
+    args.dictionary = None if unknown is None else unknown.dictionary  # read once, here
     return trained
 
 

@@ -101,11 +101,6 @@ class Run:
             return self
         raise UserError(f"this is {self.kind}, which attnlab does not quantize")
 
-    @property
-    def step(self) -> int | None:
-        """The training update its weights are from."""
-        return self.meta.get("step")
-
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({str(self.path)!r}, checkpoint={self.checkpoint!r}, "
                 f"step={self.meta.get('step', '?')})")

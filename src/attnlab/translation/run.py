@@ -79,10 +79,7 @@ class TranslationRun(Run):
         if len(paths) == 1:
             return _load_one(paths[0], checkpoint, device)
         check_same_vocabularies(paths)
-        members = [_load_one(one, checkpoint, device) for one in paths]
-        first = members[0]
-        return replace(first, model=_as_seq2seq(Ensemble([m.model for m in members])),
-                       members=members)
+        return _ensemble_of([_load_one(one, checkpoint, device) for one in paths])
 
     @classmethod
     def plot_name(cls, example: str) -> str:
@@ -126,9 +123,7 @@ class TranslationRun(Run):
         if next(self.model.parameters()).device.type != "cpu":
             raise UserError("int8 quantization runs on the CPU: give --device cpu")
         if self.members:
-            members = [member.quantized(kind) for member in self.members]
-            return replace(self, model=_as_seq2seq(Ensemble([m.model for m in members])),
-                           members=members)
+            return _ensemble_of([member.quantized(kind) for member in self.members])
         return replace(self, model=cast(Seq2Seq, quantize_int8(self.model)))  # a copy
 
     def translate(self, lines: Sequence[str], decode: DecodeConfig | None = None, *,
@@ -231,10 +226,12 @@ class TranslationRun(Run):
                              use_rwth=not no_rwth)
         log(f"{self.name} ({self.checkpoint} checkpoint, {decode.describe()}) on {src_path}")
         log(golds.line())
-        self.unknown_words(replace_unk, dictionary)  # a bad dictionary before the decoding
+        # a bad dictionary before the decoding, read once: the decoding takes what was read
+        unknown = self.unknown_words(replace_unk, dictionary)
         return evaluate_run(self, sources, references, decode=decode,
                             edges=buckets or DEFAULT_EDGES, golds=golds.golds,
-                            progress=progress, replace_unk=replace_unk, dictionary=dictionary)
+                            progress=progress, replace_unk=replace_unk,
+                            dictionary=None if unknown is None else unknown.dictionary)
 
 
     def plot(self, example: str, output: str | os.PathLike, *, pieces: bool | None = None,
@@ -278,9 +275,11 @@ class TranslationRun(Run):
                                 progress=progress)
 
 
-def _as_seq2seq(ensemble: Ensemble) -> Seq2Seq:
-    # An Ensemble offers what decoding asks of a Seq2Seq (start, step, all_positions).
-    return cast(Seq2Seq, ensemble)
+def _ensemble_of(members: list[TranslationRun]) -> TranslationRun:
+    """The members as one run: the first's config, vocabularies and path, their Ensemble as its
+    model (an Ensemble offers what decoding asks of a Seq2Seq: start, step, all_positions)."""
+    ensemble = cast(Seq2Seq, Ensemble([member.model for member in members]))
+    return replace(members[0], model=ensemble, members=members)
 
 
 def _load_one(directory: str | os.PathLike, checkpoint: str | None,
