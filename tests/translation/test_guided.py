@@ -181,3 +181,49 @@ def test_align_writes_the_links_once_and_training_checks_them(corpus, monkeypatc
     with pytest.raises(DataError, match="was made from another source text"):
         TranslationTask(config(folder, output), None, log=lambda _: None)
     assert main(command) == 0 and calls == [4, 4]
+
+
+def limited_eflomal(calls):
+    """eflomal_links as the real one behaves: the diagonal, except that a sentence of 0x400
+    words or more is written to its core as an empty one, so its pair comes back unlinked."""
+    diagonal = fake_eflomal(calls)
+
+    def links(sources, targets):
+        forward, reverse = diagonal(sources, targets)
+        short = [len(s.split()) < 0x400 and len(t.split()) < 0x400
+                 for s, t in zip(sources, targets, strict=True)]
+        return ([f if ok else frozenset() for f, ok in zip(forward, short, strict=True)],
+                [r if ok else frozenset() for r, ok in zip(reverse, short, strict=True)])
+    return links
+
+
+def test_align_names_the_pairs_too_long_for_eflomal(tmp_path, monkeypatch, capsys):
+    long_pair = (" ".join(["Wort"] * 1100), " ".join(["word"] * 1024))
+    write_corpus(tmp_path, [PAIRS[0], long_pair, PAIRS[1]])
+    calls = []
+    monkeypatch.setattr(links_module, "eflomal_links", limited_eflomal(calls))
+    monkeypatch.setattr(links_module, "_import_eflomal", lambda: None)
+    output = tmp_path / "train.links"
+    command = ["align", "--src", str(tmp_path / "train.de"), "--tgt", str(tmp_path / "train.en"),
+               "--output", str(output)]
+    assert main(command) == 1
+    out, err = capsys.readouterr()
+    assert "links of 2 of 3 pairs" in out
+    assert err.count("\n") == 1 and "1 pair not linked (eflomal aligns at most 1,023 words" in err
+    assert "line 2 (source 1,100 words, target 1,024)" in err
+    assert output.read_text(encoding="utf-8").splitlines() == [
+        "0-0 1-1 2-2 3-3 4-4", "", "0-0 1-1 2-2 3-3 4-4"]
+    assert calls == [2]   # the long pair was not given to eflomal
+    assert json.loads((tmp_path / "train.links.json").read_text())["unlinked"] == [[2, 1100,
+                                                                                   1024]]
+    assert main(command) == 1 and calls == [2]   # cached: said again, not aligned again
+    out, err = capsys.readouterr()
+    assert "links of 2 of 3 pairs" in out and "line 2 (source 1,100" in err
+
+    # One word fewer on each side is aligned (0x400 - 1 words is eflomal's most).
+    write_corpus(tmp_path, [PAIRS[0], (" ".join(["Wort"] * 1023), " ".join(["word"] * 1023))])
+    assert main(command) == 0
+    assert output.read_text(encoding="utf-8").splitlines()[1].count("-") == 1023
+    write_corpus(tmp_path, [long_pair])
+    assert main(command) == 2
+    assert "no pair of" in capsys.readouterr().err

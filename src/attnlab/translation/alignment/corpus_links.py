@@ -2,7 +2,15 @@
 align`: the target of guided alignment (translation/guided.py).
 
     FILE        one Pharaoh line per sentence pair, 0-based "source-target" word links
-    FILE.json   what it was made from: each side's path and sha256, the method, the count
+    FILE.json   what it was made from: each side's path and sha256, the method, the count,
+                and the lines it could not link ("unlinked", 1-based)
+
+eflomal aligns sentences of at most MAX_WORDS words: its C core keeps a sentence in fixed
+buffers of 0x400 = 1,024 positions (MAX_SENT_LEN, with 16-bit links), and its Python wrapper
+writes a longer sentence as an empty one, whose links line then comes back empty. Raising the
+limit means rebuilding eflomal, and cutting a pair in two would link words across a cut made
+at a guess; so such a pair is left out of the aligner's input, its line in FILE stays empty,
+and `Aligned.unlinked` names it (guided training leaves a pair without links unguided).
 
 A second `attnlab align` of the same files (same content, same method) finds FILE.json and
 returns at once; training checks FILE.json against its own data files, so links made for other
@@ -14,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnlab.data import read_lines
@@ -23,6 +31,9 @@ from attnlab.files import atomic_output
 
 from .aligner import METHODS, _import_eflomal, eflomal_links, symmetrise
 from .links import Link, links_line, read_links
+
+# The longest sentence (in whitespace words) eflomal aligns; see the module docstring.
+MAX_WORDS = 0x400 - 1
 
 
 def file_digest(path: str | os.PathLike) -> str:
@@ -51,25 +62,45 @@ def sidecar(links: str | os.PathLike) -> Path:
 
 @dataclass
 class Aligned:
-    """What `align_corpus` did: the links file, its pairs, and whether it was already there."""
+    """What `align_corpus` did: the links file, its pairs, whether it was already there, and
+    the pairs it could not link: (1-based line, source words, target words), in file order."""
 
     path: Path
     pairs: int
     cached: bool
+    unlinked: list[tuple[int, int, int]] = field(default_factory=list)
+
+    def unlinked_summary(self, shown: int = 10) -> str:
+        """'2 pairs not linked (eflomal aligns at most 1,023 words a side; ...): line 7 (source
+        1,100 words, target 980), line 9 (...)'; empty when every pair was linked."""
+        if not self.unlinked:
+            return ""
+        lines = ", ".join(f"line {line:,} (source {source:,} words, target {target:,})"
+                          for line, source, target in self.unlinked[:shown])
+        more = len(self.unlinked) - shown
+        rest = f" and {more:,} more (all in {sidecar(self.path).name})" if more > 0 else ""
+        count = len(self.unlinked)
+        return (f"{count:,} pair{'s' if count != 1 else ''} not linked (eflomal aligns at most "
+                f"{MAX_WORDS:,} words a side; their lines in {self.path} are empty): "
+                f"{lines}{rest}")
 
 
 def align_corpus(source: str | os.PathLike, target: str | os.PathLike,
                  output: str | os.PathLike, *, method: str = "grow-diag-final-and") -> Aligned:
     """Align the corpus (source and target files, plain or .gz, line k with line k) with
     eflomal in both directions, symmetrised by `method`, into `output` (and output.json); a
-    links file already made from the same contents with the same method is kept as it is."""
+    links file already made from the same contents with the same method is kept as it is.
+    A pair with more than MAX_WORDS words on a side is not aligned: its line is empty and
+    `unlinked` names it. DataError when no pair can be aligned (nothing is written then)."""
     if method not in METHODS:
         raise DataError(f"unknown symmetrisation method {method!r}; options: {sorted(METHODS)}")
     source, target, output = Path(source), Path(target), Path(output)
     made_for = _made_for(source, target, method)
     recorded = _recorded(output)
-    if recorded is not None and output.is_file() and _same(recorded, made_for):
-        return Aligned(output, int(recorded.get("pairs", 0)), True)
+    unlinked = _recorded_unlinked(recorded)
+    if (recorded is not None and unlinked is not None and output.is_file()
+            and _same(recorded, made_for)):
+        return Aligned(output, int(recorded.get("pairs", 0)), True, unlinked)
     _import_eflomal()  # missing: one sentence, before the corpus is read
     sources, targets = read_lines(source), read_lines(target)
     if len(sources) != len(targets):
@@ -77,15 +108,25 @@ def align_corpus(source: str | os.PathLike, target: str | os.PathLike,
                         f"they must be parallel")
     if not sources:
         raise DataError(f"{source} and {target} are empty: no sentence pairs to align")
-    forward, reverse = eflomal_links([line.lower() for line in sources],
-                                     [line.lower() for line in targets])
+    sizes = [(len(s.split()), len(t.split())) for s, t in zip(sources, targets, strict=True)]
+    kept = [index for index, size in enumerate(sizes) if max(size) <= MAX_WORDS]
+    unlinked = [(index + 1, *size) for index, size in enumerate(sizes) if max(size) > MAX_WORDS]
+    if not kept:
+        raise DataError(f"no pair of {source} and {target} can be aligned: each has more "
+                        f"than {MAX_WORDS:,} words on a side, the most eflomal aligns")
+    forward, reverse = eflomal_links([sources[i].lower() for i in kept],
+                                     [targets[i].lower() for i in kept])
+    links: list[set[Link]] = [set() for _ in sources]
+    for index, one, other in zip(kept, forward, reverse, strict=True):
+        links[index] = symmetrise(one, other, method)
     with atomic_output(output) as file:
-        for one, other in zip(forward, reverse, strict=True):
-            file.write(links_line(symmetrise(one, other, method)) + "\n")
+        for pair in links:
+            file.write(links_line(pair) + "\n")
     with atomic_output(sidecar(output)) as file:
-        json.dump({**made_for, "pairs": len(sources)}, file, indent=2)
+        json.dump({**made_for, "pairs": len(sources), "max_words": MAX_WORDS,
+                   "unlinked": unlinked}, file, indent=2)
         file.write("\n")
-    return Aligned(output, len(sources), False)
+    return Aligned(output, len(sources), False, unlinked)
 
 
 def _recorded(links: Path) -> dict | None:
@@ -94,6 +135,16 @@ def _recorded(links: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     return recorded if isinstance(recorded, dict) else None
+
+
+def _recorded_unlinked(recorded: dict | None) -> list[tuple[int, int, int]] | None:
+    """The unlinked pairs FILE.json records; None when it has no such record (a file made
+    before it was kept is made again)."""
+    try:
+        return [(int(line), int(source), int(target))
+                for line, source, target in (recorded or {})["unlinked"]]
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _same(recorded: dict, made_for: dict) -> bool:
