@@ -114,3 +114,16 @@ def test_the_command_names_a_missing_local_copy(tmp_path, capsys):
     assert main(["data", "wmt-news", "--dest", str(tmp_path / "d"),
                  "--from", str(tmp_path / "nowhere")]) != 0
     assert "--from" in capsys.readouterr().err
+
+
+def test_a_file_given_to_from_is_named_as_a_file(tmp_path, capsys):
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    packed = copy / "newstest2017.de.gz"
+    packed.write_bytes(b"")
+    assert main(["data", "wmt-news", "--dest", str(tmp_path / "d"), "--from", str(packed)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such directory" not in err
+    assert f"--from {packed} is a file, and --from wants the folder that holds the 24" in err
+    assert f"--from {copy})" in err
+    assert not (tmp_path / "d").exists()

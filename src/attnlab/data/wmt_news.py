@@ -138,6 +138,12 @@ def _good(path: Path) -> bool:
 
 
 def _check_local_copy(directory: Path, names: list[str]) -> None:
+    if directory.exists() and not directory.is_dir():
+        hint = (f" (this one is in {directory.parent}: --from {directory.parent})"
+                if directory.name in names else "")
+        raise DataError(f"--from {directory} is a file, and --from wants the folder that "
+                        f"holds the {len(names)} files {{set}}.{{de,en}}.gz of a local copy "
+                        f"(e.g. {names[0]}){hint}")
     if not directory.is_dir():
         raise DataError(f"--from {directory}: no such directory")
     absent = [name for name in names if not (directory / name).is_file()]
