@@ -7,6 +7,10 @@ STAMP := $(VENV)/.installed
 TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 PIP := $(PY) -m pip --disable-pip-version-check
+# `make test BROWSER=0`: no chromium install (as root `make browser` apt-installs it and about
+# 150 packages); the browser tests then skip, saying why.
+BROWSER ?= 1
+BROWSER_STEP := $(if $(filter 0 no false,$(BROWSER)),,browser)
 
 .PHONY: test test-fast demo docs lint types install lock fonts browser clean
 
@@ -24,7 +28,7 @@ $(STAMP): pyproject.toml requirements.lock
 install: $(STAMP)
 
 # ruff and mypy first: either failing fails `make test` (and CI) before pytest starts.
-test: $(STAMP) browser lint types
+test: $(STAMP) $(BROWSER_STEP) lint types
 	$(TEST_ENV) $(PY) -m pytest -n 2 -q
 
 # The edit loop: the unit and property tests, under 2 minutes; no model is trained (the tests
@@ -51,8 +55,9 @@ fonts:
 	apt-get install -y fonts-noto-cjk || (apt-get update && apt-get install -y fonts-noto-cjk)
 
 # Chromium for the explorer's browser tests (tests/serve/test_browser.py drives it with
-# Playwright; `playwright install` would download a browser, this uses Debian's). Needs root;
-# never fails: without chromium those tests skip, saying why.
+# Playwright; `playwright install` would download a browser, this uses Debian's: chromium and
+# about 150 packages it needs). Needs root; `make test` runs it unless BROWSER=0; it never
+# fails: without chromium those tests skip, saying why.
 browser:
 	@if ! command -v chromium >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
