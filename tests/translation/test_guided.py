@@ -227,3 +227,39 @@ def test_align_names_the_pairs_too_long_for_eflomal(tmp_path, monkeypatch, capsy
     write_corpus(tmp_path, [long_pair])
     assert main(command) == 2
     assert "no pair of" in capsys.readouterr().err
+
+
+def test_a_links_file_of_unusable_links_is_refused_before_training(corpus, capsys):
+    folder, links = corpus
+    links.write_text("".join(f"{40 + i}-{40 + i}\n" for i in range(4)), encoding="utf-8")
+    run_dir = folder / "run-unusable"
+    with pytest.raises(DataError) as refused:
+        run_experiment(TranslationTask, config(folder, links), run_dir, progress=False,
+                       log=lambda _: None)
+    message = str(refused.value)
+    assert message.startswith(f"{links}: 4 of its 4 word links for the 4 training pairs fall "
+                              f"outside their sentence, and 4 of the 4 pairs with links have "
+                              f"none left (more than half unusable)")
+    assert "\n" not in message and not run_dir.exists()
+    # More than half of the pairs with links left without one, though most links are usable.
+    links.write_text("0-0 1-1 2-2 3-3 4-4\n9-9\n9-9\n9-9\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"3 of the 4 pairs with links have none left"):
+        TranslationTask(config(folder, links), None, log=lambda _: None)
+    links.write_text("\n" * 4, encoding="utf-8")
+    with pytest.raises(DataError, match=r"has no word link for any of the 4 training pairs"):
+        TranslationTask(config(folder, links), None, log=lambda _: None)
+
+
+def test_a_smaller_share_of_unusable_links_is_a_warning(corpus, capsys):
+    folder, links = corpus
+    lines = [*DIAGONAL[:3], DIAGONAL[3] + " 7-7"]   # one link past the fourth pair's words
+    links.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    messages = []
+    task = TranslationTask(config(folder, links), None, log=messages.append)
+    assert task.guide is not None
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        f"attnlab: warning: guided alignment: {links}: 1 of its 21 word links for the 4 "
+        f"training pairs fall outside their sentence, and 0 of the 4 pairs with links have "
+        f"none left (4.8% of the links)")
+    assert any("21 word links" in m and "4 of 4 training pairs guided" in m for m in messages)

@@ -22,13 +22,15 @@ weights are not what the decoder reads (refused in one sentence).
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor
 
 from attnlab.attention import Weights, as_dense
-from attnlab.errors import ConfigError
+from attnlab.errors import ConfigError, DataError
 from attnlab.train.config import GuidedAlignmentConfig
 
 from .alignment import read_corpus_links
@@ -122,22 +124,56 @@ class CorpusGuide:
                                                           self.config.cost)
 
 
+# A guided run is refused when more than this share of its word links, or of its training
+# pairs that have links, cannot be used: it would train (nearly) unguided while asked to guide.
+REFUSE_ABOVE = 0.5
+
+
 def corpus_guide(config: GuidedAlignmentConfig, data: DataConfig, vocabs: Vocabularies,
                  encoded: EncodedCorpus, pairs: int,
-                 log: Callable[[str], None] = print) -> CorpusGuide:
+                 log: Callable[[str], None] = print,
+                 warn: Callable[[str], None] | None = None) -> CorpusGuide:
     """Read config.links for the `pairs` training pairs of `data` (see
     alignment/corpus_links.py for its checks) and turn the kept pairs' word links into piece
-    links; says how many links it found."""
+    links; says how many links it found. Links outside their sentence (a tokenisation other
+    than the aligner's, or links made for other text) are left out: DataError (one sentence,
+    before any training) when more than REFUSE_ABOVE of the links, or of the pairs that have
+    links, are unusable, or when no link is left; a smaller share is `warn`ed (default: one
+    line on standard error, from the first process only)."""
     source, target = split_paths(data, data.train)
     corpus_links = read_corpus_links(config.links, source, target, pairs)
-    found, outside, total = [], 0, 0
+    found, outside, total, linked, lost = [], 0, 0, 0, 0
     for line, (source_ids, target_ids) in zip(encoded.lines, encoded.pairs, strict=True):
         source_pieces = [vocabs.src.id_to_piece(i) for i in source_ids] + ["</s>"]
         target_pieces = [vocabs.tgt.id_to_piece(i) for i in target_ids] + ["</s>"]
         links, missed = piece_links(source_pieces, target_pieces, corpus_links[line], vocabs)
         found.append(links)
         outside, total = outside + missed, total + len(corpus_links[line])
+        linked += bool(corpus_links[line])          # pairs the file gives links
+        lost += bool(corpus_links[line]) and not len(links)   # ... none of them usable
+    kept = len(encoded.lines)
+    unusable = (f"{outside:,} of its {total:,} word links for the {kept:,} training pairs fall "
+                f"outside their sentence, and {lost:,} of the {linked:,} pairs with links have "
+                f"none left")
+    if not total:
+        raise DataError(f"{config.links} has no word link for any of the {kept:,} training "
+                        f"pairs, so guided alignment would guide nothing")
+    if outside > REFUSE_ABOVE * total or lost > REFUSE_ABOVE * linked:
+        raise DataError(f"{config.links}: {unusable} (more than half unusable), so guided "
+                        f"alignment would train nearly unguided; write the file again with "
+                        f"attnlab align --src {source} --tgt {target} --output {config.links}")
+    if outside:
+        (warn or _warn_once)(f"guided alignment: {config.links}: {unusable} "
+                             f"({outside / total:.1%} of the links); those links are left out "
+                             f"and those pairs train unguided")
+    unguided = kept - sum(1 for links in found if len(links))
     dropped = f", {outside:,} outside their sentence left out" if outside else ""
     log(f"guided alignment ({config.cost}, weight {config.weight:g}): {total:,} word links "
-        f"from {config.links}{dropped}")
+        f"from {config.links}{dropped}; {kept - unguided:,} of {kept:,} training pairs guided")
     return CorpusGuide(config, found)
+
+
+def _warn_once(message: str) -> None:
+    """A warning on standard error, from rank 0 only (each torchrun rank reads the links)."""
+    if os.environ.get("RANK", "0") == "0":
+        print(f"attnlab: warning: {message}", file=sys.stderr, flush=True)
