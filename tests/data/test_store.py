@@ -28,6 +28,12 @@ from attnlab.data.store import MANIFEST, PairStore, is_complete
 from attnlab.errors import DataError, WriteError
 
 FAST = settings(max_examples=30, deadline=None)
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory, monkeypatch):
+    """A cache of this module's own: opening a store remembers its files' digests there."""
+    monkeypatch.setenv("ATTNLAB_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
 FIELDS = ("src", "src_mask", "src_lengths", "tgt_in", "tgt_out", "tgt_mask")
 
 SOURCES = ["der Hund läuft", "", "die Katze schläft auf dem Sofa", "ein sehr " * 12 + "Ende",
@@ -217,6 +223,35 @@ def test_an_incomplete_store_is_refused_and_rebuilt(tmp_path, vocabs):
     calls = []
     folder, built = cached_folder(parent, key, counting_build(calls), is_complete)
     assert built and calls   # the damaged folder was not taken for a store
+
+
+@pytest.mark.parametrize("name", ["src.tokens", "tgt.offsets", "lengths"])
+def test_a_damaged_store_of_the_right_size_is_refused_and_rebuilt(tmp_path, vocabs, name):
+    store = build_store(tmp_path, vocabs)
+    path = store.folder / name
+    size = path.stat().st_size
+    path.write_bytes(b"\xff" * size)   # other bytes, the same size
+    assert path.stat().st_size == size and not is_complete(store.folder)
+    with pytest.raises(DataError, match=rf"^{store.folder} is not a complete corpus store "
+                       rf"\({name} does not match the SHA-256 in manifest.json\); delete it"):
+        PairStore(store.folder)
+    said = []
+    folder, built = cached_folder(store.folder.parent, store.folder.name,
+                                  counting_build([]), is_complete, log=said.append)
+    assert built and said == [f"{folder} is incomplete or damaged (or of an older format): "
+                              f"making it again"]
+
+
+def test_an_unchanged_store_is_hashed_once(tmp_path, vocabs, monkeypatch):
+    store = build_store(tmp_path, vocabs)
+    monkeypatch.setattr(cache, "RACY_SECONDS", -1)   # as if written long ago
+    hashed = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda *a: hashed.append(1) or real(*a))
+    PairStore(store.folder)
+    assert len(hashed) == 6   # each of its six files once
+    PairStore(store.folder)
+    assert len(hashed) == 6
 
 
 def test_cache_root_follows_the_environment(monkeypatch, tmp_path):

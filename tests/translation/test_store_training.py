@@ -10,7 +10,7 @@ import torch
 from attnlab.config import config_from_dict, config_to_dict, load_config
 from attnlab.data import write_dates
 from attnlab.data.encode import vocab_fingerprint
-from attnlab.data.store import PairStore
+from attnlab.data.store import PairStore, is_complete
 from attnlab.errors import ConfigError, DataError
 from attnlab.train import run_experiment
 from attnlab.train.checkpoint import RunDir
@@ -163,3 +163,24 @@ def test_the_store_setting(dates_dir, monkeypatch):
     monkeypatch.setattr(corpus_module, "MEMMAP_FROM_BYTES", 1)
     assert corpus_module.uses_store(auto, guided=False)
     assert not corpus_module.uses_store(auto, guided=True)
+
+
+def test_a_damaged_store_is_encoded_again_before_the_run_folder_is_written(dates_dir,
+                                                                            tmp_path):
+    first = task(config(dates_dir))[0].train_data.folder
+    tokens = first / "src.tokens"
+    tokens.write_bytes(b"\xff" * tokens.stat().st_size)   # the right size, other bytes
+    quiet = {"progress": False, "log": lambda _: None}
+    train_translation(config(dates_dir, train={"max_steps": 2}), tmp_path / "run", **quiet)
+    assert RunDir(tmp_path / "run").has_checkpoint("last")
+    assert is_complete(first)   # encoded again in its place
+
+    # Damaged between the cache's check and the opening: refused in one sentence, and the
+    # run folder is not made.
+    tokens.write_bytes(b"\xff" * tokens.stat().st_size)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(corpus_module, "is_complete", lambda folder: True)
+        with pytest.raises(DataError, match=r"^\S+ is not a complete corpus store \(src\.tokens "
+                           r"does not match the SHA-256 in manifest\.json\); delete it"):
+            train_translation(config(dates_dir), tmp_path / "other", **quiet)
+    assert not (tmp_path / "other").exists()

@@ -76,13 +76,17 @@ def cache_key(description: dict) -> str:
 
 
 def cached_folder(parent: Path, key: str, build: Callable[[Path], None],
-                  ready: Callable[[Path], bool]) -> tuple[Path, bool]:
+                  ready: Callable[[Path], bool],
+                  log: Callable[[str], None] | None = None) -> tuple[Path, bool]:
     """`parent/key`, built by `build(folder)` unless `ready(parent/key)` says it is complete;
     returns the folder and whether this call built it. A failed build leaves nothing behind.
-    An unwritable cache is one WriteError sentence."""
+    A folder that is there but not ready (damaged, or from an older format) is built again,
+    and `log` says so in one line. An unwritable cache is one WriteError sentence."""
     final = parent / key
     if ready(final):
         return final, False
+    if log is not None and final.exists():
+        log(f"{final} is incomplete or damaged (or of an older format): making it again")
     with _writing_cache(parent):
         parent.mkdir(parents=True, exist_ok=True)
     with _locked(parent / f"{key}.lock"):

@@ -11,13 +11,18 @@ A folder holds, for N kept pairs:
   lines       (N,) int64, each pair's 0-based line in the input files
   lengths     (N, 2) int32, each pair's number of source and target ids (what the sampler
               reads: it never touches the offsets or tokens)
-  manifest.json  the format, the counts and dtypes (checked against the files' sizes when the
-                 store opens), the filter's report, and what the store was made from
-The manifest is written last; `cache.cached_folder` renames a finished folder into place.
+  manifest.json  the format, the counts and dtypes, each file's SHA-256, the filter's report,
+                 and what the store was made from
+The manifest is written last; `cache.cached_folder` renames a finished folder into place. A
+store is used only when every file has the size and the SHA-256 its manifest gives (a file of
+the right size with other bytes would index past the vocabulary or the token arrays); the
+digests are remembered with each file's identity (`cache.file_digest`), so an unchanged store
+is hashed once, not at every opening.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -29,9 +34,10 @@ import numpy as np
 from attnlab.errors import DataError
 
 from .batching import Batch, collate_flat
+from .cache import file_digest
 from .corpus import FilterReport
 
-FORMAT = 1
+FORMAT = 2   # 2: the manifest holds each file's SHA-256
 MANIFEST = "manifest.json"
 SIDES = ("src", "tgt")
 
@@ -52,19 +58,34 @@ def _expected_sizes(manifest: dict) -> dict[str, int]:
     return sizes
 
 
-def read_manifest(folder: Path) -> dict | None:
-    """The manifest of a complete store of this format in `folder`, or None (missing, from a
-    killed build, damaged, another format, or a file whose size is not the manifest's)."""
+def store_problem(folder: Path) -> tuple[dict | None, str | None]:
+    """(the manifest, None) for a complete, undamaged store of this format in `folder`, else
+    (None, what is wrong with it): missing or damaged manifest (a killed build), another
+    format, a file whose size or SHA-256 is not the manifest's."""
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        if manifest.get("format") != FORMAT:
-            return None
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            return None, f"its {MANIFEST} is not of store format {FORMAT}"
         sizes = _expected_sizes(manifest)
-        if any((folder / name).stat().st_size != size for name, size in sizes.items()):
-            return None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return manifest
+        for name, size in sizes.items():
+            found = (folder / name).stat().st_size
+            if found != size:
+                return None, f"{name} has {found:,} bytes where {MANIFEST} says {size:,}"
+        digests = manifest["sha256"]
+        for name in sizes:
+            if file_digest(folder / name) != digests[name]:
+                return None, f"{name} does not match the SHA-256 in {MANIFEST}"
+    except FileNotFoundError as error:
+        return None, f"{Path(error.filename or MANIFEST).name} is missing"
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return None, f"it cannot be read ({type(error).__name__})"
+    return manifest, None
+
+
+def read_manifest(folder: Path) -> dict | None:
+    """The manifest of a complete, undamaged store of this format in `folder`, or None (see
+    store_problem)."""
+    return store_problem(folder)[0]
 
 
 def is_complete(folder: Path) -> bool:
@@ -87,10 +108,10 @@ class PairStore:
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
-        manifest = read_manifest(self.folder)
+        manifest, problem = store_problem(self.folder)
         if manifest is None:
-            raise DataError(f"{self.folder} is not a complete corpus store; delete it and "
-                            f"it will be encoded again")
+            raise DataError(f"{self.folder} is not a complete corpus store ({problem}); "
+                            f"delete it and it will be encoded again")
         self.manifest = manifest
         pairs = int(manifest["pairs"])
         self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {
@@ -166,8 +187,14 @@ class PairStoreWriter:
     def finish(self, report: FilterReport, inputs: dict) -> None:
         """Write the manifest, the last file of a complete store."""
         manifest = {"format": FORMAT, "pairs": self.pairs, "report": asdict(report),
-                    "inputs": inputs,
+                    "inputs": inputs, "sha256": {name: _sha256(self.folder / name)
+                                                 for name in self.FILES},
                     **{side: {"dtype": self.dtypes[side].name, "tokens": self.tokens[side]}
                        for side in SIDES}}
         (self.folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n",
                                             encoding="utf-8")
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
