@@ -245,7 +245,7 @@ def test_missing_data_of_a_later_member_is_refused_before_the_first_trains(tmp_p
 MAKE_DATA = {
     "bottleneck": "attnlab data multi30k-long --from data/multi30k --dest data/multi30k-long",
     "captioning": "attnlab data shapes --dest data/shapes",
-    "dates": "attnlab data dates --dest data/dates",
+    "dates": "attnlab data dates --dest data/dates-1950-2049 --years 1950-2049 --not-dates 0",
     "lstmn": "attnlab data multi30k --dest data/multi30k",
     "lstmn-converge": "attnlab data multi30k --dest data/multi30k",
     "mechanisms": "attnlab data multi30k --dest data/multi30k",

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 
 from attnlab.data import dates, multi30k, multi30k_long, rwth, wmt_news
+from attnlab.data.not_dates import NOT_A_DATE
+from attnlab.errors import ConfigError
 
 from .caption import add_shapes_parser
 
@@ -36,11 +38,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     generate = datasets.add_parser(
         "dates",
         help="generate the dates task (dates in 8 languages -> ISO, with gold alignments)",
-        description="Write {train,val,test}.{src,tgt,align} and meta.json into --dest.",
+        description="Write {train,val,test}.{src,tgt,align} and meta.json into --dest: dates "
+        f"of the years --years ({dates.RECENT_SHARE:.0%} of them from 1950-2049 when the range "
+        "reaches beyond it), and a share --not-dates of sources that are no date, whose target "
+        f"is {NOT_A_DATE!r}. --years 1950-2049 --not-dates 0 is the task as first made "
+        "(the dates compare suite's).",
     )
     generate.add_argument("--dest", required=True, help="output directory")
     generate.add_argument("--size", type=int, default=20000, help="examples in all (default 20000)")
     generate.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    generate.add_argument("--years", type=_years, default=(dates.WIDE.first_year,
+                                                           dates.WIDE.last_year),
+                          metavar="FIRST-LAST", help="the years of the dates (default "
+                          f"{dates.WIDE.first_year}-{dates.WIDE.last_year})")
+    generate.add_argument("--not-dates", type=_share, default=dates.WIDE.not_dates,
+                          metavar="SHARE", help="share of sources that are no date, 0 to 0.5 "
+                          "(default %(default)g)")
     generate.set_defaults(func=run_dates)
     add_shapes_parser(datasets)
 
@@ -144,7 +157,27 @@ def long_summary(split: str, stats: dict) -> str:
 
 
 def run_dates(args: argparse.Namespace) -> int:
-    sizes = dates.write_dates(args.dest, size=args.size, seed=args.seed)
+    first, last = args.years
+    world = dates.DateWorld(first, last, not_dates=args.not_dates)
+    sizes = dates.write_dates(args.dest, size=args.size, seed=args.seed, world=world)
     counts = ", ".join(f"{name} {count}" for name, count in sizes.items())
-    print(f"dates task (seed {args.seed}) written to {args.dest}: {counts}")
+    print(f"dates task ({world.describe()}, seed {args.seed}) written to {args.dest}: {counts}")
     return 0
+
+
+def _years(text: str) -> tuple[int, int]:
+    try:
+        return dates.parse_years(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _share(text: str) -> float:
+    try:
+        share = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    try:
+        return dates.DateWorld(not_dates=share).not_dates
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

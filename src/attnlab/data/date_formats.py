@@ -10,7 +10,8 @@ We render patterns ourselves instead of calling `format_date`, because the gold 
 know which source characters came from which field. `render` returns the string and, per field,
 its character span:
 
-    year    'y'/'yyyy' -> "2024"; 'yy' -> "24" (1950..2049, so 50..99 mean 19xx, 00..49 mean 20xx)
+    year    'y'/'yyyy' -> "2024"; 'yy' -> "24", only for TWO_DIGIT_YEARS (1950..2049: 50..99
+            mean 19xx, 00..49 mean 20xx); other years are written with all four digits
     month   'M' -> "3"; 'MM' -> "03"; 'MMM' -> abbreviated name; 'MMMM' -> wide name
     day     'd' -> "5"; 'dd' -> "05"
     weekday 'E'..'EEE' -> abbreviated name; 'EEEE' -> wide name (always the date's real weekday)
@@ -30,6 +31,8 @@ from babel import Locale
 from babel.dates import get_date_format, get_day_names, get_month_names, tokenize_pattern
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "zh")
+# The years a two-digit year stands for: "24" is 2024 and "89" 1989, as people read them today.
+TWO_DIGIT_YEARS = (1950, 2049)
 # "cldr" as the tables write it; "lower"/"upper" the whole string; "capitalized" each name.
 CASES = ("cldr", "lower", "upper", "capitalized")
 
@@ -88,8 +91,8 @@ def supported(pattern: str) -> bool:
     names = [FIELD_NAMES[letter] for letter, _ in fields]
     if sorted(n for n in names if n != "weekday") != ["day", "month", "year"] or len(names) > 4:
         return False
-    two_digit_year = ("y", 2) in fields
-    return not two_digit_year or [n for n in names if n != "weekday"][-1] == "year"
+    short_year = ("y", 2) in fields
+    return not short_year or [n for n in names if n != "weekday"][-1] == "year"
 
 
 def order_ambiguous(pattern: str) -> bool:
@@ -100,6 +103,11 @@ def order_ambiguous(pattern: str) -> bool:
     numeric = {FIELD_NAMES[letter] for letter, count in fields if letter in "MLd" and count <= 2}
     first = next(letter for letter, _ in fields if letter != "E")
     return numeric == {"month", "day"} and first != "y"
+
+
+def two_digit_year(pattern: str) -> bool:
+    """True if the pattern writes the year with two digits ('yy')."""
+    return ("y", 2) in _fields(pattern)
 
 
 def _fields(pattern: str) -> list[tuple[str, int]]:
@@ -143,6 +151,9 @@ def day_names(language: str, width: NameWidth, context: NameContext) -> dict[int
 def _field_text(date: datetime.date, letter: str, count: int, language: str) -> tuple[str, bool]:
     """The text of one field and whether it is numeric."""
     if letter == "y":
+        if count == 2 and not TWO_DIGIT_YEARS[0] <= date.year <= TWO_DIGIT_YEARS[1]:
+            raise ValueError(f"{date.year} cannot be written with two digits: they read as "
+                             f"{TWO_DIGIT_YEARS[0]}-{TWO_DIGIT_YEARS[1]}")
         return (f"{date.year % 100:02d}" if count == 2 else str(date.year)), True
     if letter == "d":
         return (f"{date.day:02d}" if count == 2 else str(date.day)), True
