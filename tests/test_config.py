@@ -8,7 +8,7 @@ from typing import Literal
 
 import pytest
 
-from attnlab.config import config_from_dict, config_to_dict, load_config
+from attnlab.config import between, config_from_dict, config_to_dict, load_config
 from attnlab.configs import config_path
 from attnlab.errors import ConfigError
 from attnlab.train import TrainConfig
@@ -106,6 +106,47 @@ def test_file_errors(tmp_path):
 def test_override_mistakes_name_the_override(override, message):
     with pytest.raises(ConfigError, match=message):
         load_config({"name": "x"}, Experiment, [override])
+
+
+@pytest.mark.parametrize("override", ["train.lr=nan", "train.lr=.nan", "train.lr=inf",
+                                      "train.lr=-.inf", "train.lr=1e999", "train.lr=.Inf",
+                                      "extra.alpha=nan"])
+def test_a_number_that_is_not_finite_is_refused_in_an_override(override):
+    # before: --set train.lr=nan trained with a NaN learning rate
+    key = override.partition("=")[0].replace(".", r"\.")
+    with pytest.raises(ConfigError, match=f"--set .*: {key} must be a finite number, got"):
+        load_config({"name": "x"}, Experiment, [override])
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("name: a\ntrain:\n  lr: .nan\n", r"x\.yaml: train\.lr must be a finite number, got nan"),
+    ("name: a\ntrain:\n  lr: -.inf\n", "train.lr must be a finite number, got -inf"),
+    ("name: a\ntrain:\n  lr: inf\n", "train.lr must be a finite number, got 'inf'"),
+    ("name: a\ntrain:\n  clip_norm: .inf\n",
+     "train.clip_norm must be a finite number or null, got inf"),
+    ("name: a\ntrain:\n  max_steps: .inf\n",
+     "train.max_steps must be a finite number or null, got inf"),
+    ("name: a\nmodel:\n  attention:\n    sharpness: .nan\n",
+     "model.attention.sharpness must be a finite number or null, got nan"),
+    ("name: a\nmodel:\n  hidden: .inf\n", "model.hidden must be a finite number, got inf"),
+])
+def test_a_number_that_is_not_finite_is_refused_in_a_file(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(write(tmp_path, text), Experiment)
+
+
+def test_bounded_fields_refuse_what_is_not_finite():
+    from attnlab.translation import RunConfig
+
+    for override in ("decode.max_len_ratio=.inf", "decode.alpha=.nan",
+                     "model.decoder.dropout=.nan"):
+        with pytest.raises(ConfigError, match="must be a finite number"):
+            load_config(config_path("multi30k-bahdanau"), RunConfig, [override])
+    Bounded = make_dataclass("Bounded", [("x", float, field(default=0.0,
+                                                               metadata=between(0, 10)))])
+    assert load_config({"x": 10}, Bounded).x == 10.0
+    with pytest.raises(ConfigError, match="x: must be from 0 to 10, got 1e"):
+        load_config({"x": 1e308}, Bounded)
 
 
 def test_unions_try_each_member():

@@ -8,7 +8,9 @@ The dataclass is the schema: its type hints say what each key accepts (int, floa
 Path, Literal[...], X | None, list[X], tuple[...], dict[str, X], nested dataclasses), and a
 field's `metadata["check"]` (a function that raises ValueError) checks a value further, e.g. a
 score name. Unknown keys, wrong types, failed checks and missing required keys are ConfigErrors
-that name the file and the full dotted key, with the closest valid key as a suggestion.
+that name the file and the full dotted key, with the closest valid key as a suggestion. A number
+must be finite: NaN and infinity (YAML's .nan and .inf, or nan, inf, 1e999) are refused for every
+key, since no setting means "unbounded" by them and a NaN learning rate trains nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import math
 import os
 import re
 import types
@@ -48,7 +51,11 @@ def load_config(source: str | os.PathLike | Mapping, cls: type[T],
 
 def _bounded(allowed, wanted: str) -> dict:
     def check(value):
-        if value is not None and not allowed(value):
+        if value is None:
+            return
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"must be a finite number, got {value!r}")
+        if not allowed(value):
             raise ValueError(f"must be {wanted}, got {value!r}")
 
     return {"check": check}
@@ -68,6 +75,11 @@ def at_least(minimum: float) -> dict:
 def fraction() -> dict:
     """Field metadata: a value in [0, 1) (a dropout rate)."""
     return _bounded(lambda value: 0 <= value < 1, "in [0, 1)")
+
+
+def between(least: float, most: float) -> dict:
+    """Field metadata: a value from `least` to `most` (e.g. decode.alpha, 0 to 10)."""
+    return _bounded(lambda value: least <= value <= most, f"from {least:g} to {most:g}")
 
 
 def config_from_dict(data: Mapping, cls: type[T], *, origin: str = "config") -> T:
@@ -221,7 +233,8 @@ def _convert(value: Any, hint: Any, key: str, origin: str) -> Any:
         return _convert_container(value, hint, key, origin)
     scalar = _convert_scalar(value, hint)
     if scalar is _INVALID:
-        raise ConfigError(f"{origin}: {name} must be {_describe(hint)}, got {value!r}")
+        wanted = "a finite number" if _non_finite(value, hint) else _describe(hint)
+        raise ConfigError(f"{origin}: {name} must be {wanted}, got {value!r}")
     return scalar
 
 
@@ -233,7 +246,7 @@ def _convert_scalar(value: Any, hint: Any) -> Any:
         return value if isinstance(value, bool) else _INVALID
     if hint in (int, float):
         number = _number(value)
-        if number is None:
+        if number is None or not math.isfinite(number):
             return _INVALID
         if hint is float:
             return float(number)
@@ -256,6 +269,13 @@ def _number(value: Any) -> int | float | None:
         number = float(value)
         return int(number) if number.is_integer() and re.fullmatch(r"[-+]?\d+", value) else number
     return None
+
+
+def _non_finite(value: Any, *hints: Any) -> bool:
+    """Whether `value` is NaN or an infinity (or a string of one) given for a number key."""
+    number = _number(value)
+    return (number is not None and not math.isfinite(number)
+            and any(hint in (int, float) for hint in hints))
 
 
 def _describe(hint: Any) -> str:
@@ -296,8 +316,10 @@ def _convert_union(value: Any, hint: Any, key: str, origin: str) -> Any:
             return _convert(value, option, key, origin)
         except ConfigError:
             continue
-    raise ConfigError(f"{origin}: {key or 'the config'} must be {_describe(hint)}, "
-                      f"got {value!r}")
+    wanted = _describe(hint)
+    if _non_finite(value, *options):
+        wanted = "a finite number" + (" or null" if type(None) in args else "")
+    raise ConfigError(f"{origin}: {key or 'the config'} must be {wanted}, got {value!r}")
 
 
 def _convert_container(value: Any, hint: Any, key: str, origin: str) -> Any:
@@ -348,8 +370,16 @@ def _convert_dataclass(value: Any, cls: Any, key: str, origin: str) -> Any:
 
 
 def _run_field_checks(cls: type, values: Mapping, key: str, origin: str) -> None:
-    """Call each field's `metadata["check"]` (e.g. a score name's) on its value; a ValueError
-    it raises names the full dotted key."""
+    try:
+        check_fields(cls, values, key)
+    except ConfigError as error:
+        raise ConfigError(f"{origin}: {error}") from None
+
+
+def check_fields(cls: type, values: Mapping, key: str = "") -> None:
+    """Call each field's `metadata["check"]` (e.g. a score name's) on its value in `values`;
+    a ValueError it raises is a ConfigError naming the full dotted key ("decode.alpha: must be
+    >= 0, got -1"). For values set past the YAML: a dataclass's replace runs no checks."""
     for f in dataclasses.fields(cls):
         check = f.metadata.get("check")
         if check is None or f.name not in values:
@@ -358,4 +388,4 @@ def _run_field_checks(cls: type, values: Mapping, key: str, origin: str) -> None
             check(values[f.name])
         except ValueError as error:
             full = f"{key}.{f.name}" if key else f.name
-            raise ConfigError(f"{origin}: {full}: {error}") from None
+            raise ConfigError(f"{full}: {error}") from None

@@ -87,9 +87,11 @@ def test_evaluate_and_plot_an_ensemble(deen_run, tmp_path, capsys):
 
 
 def test_penalty_flags_are_checked_in_one_sentence(deen_run, input_file, capsys):
-    code, _, err = run_command(capsys, "translate", "--run", deen_run, "--input", input_file,
-                               "--beta", -1)
-    assert code == 2 and "beta" in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as exit_:  # refused by the parser, as --beam 0 is
+        run_command(capsys, "translate", "--run", deen_run, "--input", input_file, "--beta", -1)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.strip().splitlines()[-1] == (
+        "attnlab translate: error: argument --beta: must be from 0 to 10, got '-1'")
     code, _, err = run_command(capsys, "translate", "--run", deen_run, "--input", input_file,
                                "--dictionary", input_file)
     assert code == 2 and "--replace-unk" in err and err.count("\n") == 1

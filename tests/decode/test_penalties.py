@@ -7,6 +7,8 @@ import pytest
 import torch
 
 from attnlab.decode import Penalty, beam_search, coverage_penalty, greedy_search
+from attnlab.decode.penalties import ALPHA_MAX, BETA_MAX
+from attnlab.errors import ConfigError
 
 from .models import NAMES, limit, sources, tiny
 from .test_search import assert_same
@@ -39,7 +41,7 @@ def test_length_penalties():
     assert Penalty("gnmt", alpha=0.0).score(-6.0, 3, None) == -6.0
     with pytest.raises(ValueError, match="unknown length penalty 'mean'"):
         Penalty("mean")
-    with pytest.raises(ValueError, match="alpha and beta"):
+    with pytest.raises(ValueError, match="beta"):
         Penalty(beta=-1.0)
     with pytest.raises(ValueError, match="not both"):
         beam_search(tiny("none"), *sources(), beam_size=2, max_len=3, alpha=0.5,
@@ -94,3 +96,24 @@ def test_the_coverage_penalty_needs_attention():
     with pytest.raises(ValueError, match="needs attention weights"):
         beam_search(tiny("none"), *sources(), beam_size=2, max_len=limit,
                     penalty=Penalty(beta=0.2))
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"alpha": 1e308}, r"alpha \(decode.alpha\) must be a number from 0 to 10, got 1e\+308"),
+    ({"beta": 1e308}, r"beta \(decode.beta\) must be a number from 0 to 10, got 1e\+308"),
+    ({"alpha": math.nan}, "alpha .* got nan"),
+    ({"beta": -math.inf}, "beta .* got -inf"),
+    ({"alpha": -0.1}, "alpha .* got -0.1"),
+])
+def test_penalties_past_their_range_are_one_sentence(changes, message):
+    # before: alpha 1e308 overflowed in the score (OverflowError), beta 1e308 scored -inf
+    with pytest.raises(ConfigError, match=message):
+        Penalty(**changes)
+
+
+def test_the_largest_penalties_keep_every_score_finite():
+    penalty = Penalty(alpha=ALPHA_MAX, beta=BETA_MAX)
+    never_attended = torch.zeros(3, 10_000)  # (T, S): the floor on every position
+    for length in (1, 1000, 10**6):
+        score = penalty.score(-1e4, length, never_attended)
+        assert math.isfinite(score) and score < 0

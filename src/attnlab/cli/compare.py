@@ -9,6 +9,12 @@ import textwrap
 from attnlab import configs
 from attnlab.errors import UserError
 
+from .options import number_from, positive_int
+
+# The most --scale multiplies a suite's updates by: far past any use (4 on a GPU), and it keeps
+# every member's number of updates a whole number (NaN or infinity would not be).
+MAX_SCALE = 1000.0
+
 DESCRIPTION = """\
 Reproduce one of the claims of the attention papers (as surveyed in Lilian Weng's "Attention?
 Attention!", 2018): train every member of a SUITE (the same data, vocabulary settings, seed and
@@ -51,11 +57,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="where the members' run directories and the report go")
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="run this member only (repeat for several)")
-    parser.add_argument("--seeds", type=int, metavar="N",
+    parser.add_argument("--seeds", type=positive_int, metavar="N",
                         help="train every member with seeds 1..N (default: the suite's seeds)")
-    parser.add_argument("--seed", type=int, metavar="K",
+    parser.add_argument("--seed", type=positive_int, metavar="K",
                         help="run seed K only (of every member, or of --only's)")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+    parser.add_argument("--jobs", type=positive_int, default=1, metavar="N",
                         help="train N runs at once, each a process with one torch thread "
                         "(default 1; 2 on a 2-core machine, more on a GPU)")
     parser.add_argument("--retrain", action="append", default=[], metavar="NAME",
@@ -69,9 +75,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="train nothing: write the report from the finished members")
     parser.add_argument("--data", metavar="DIR",
                         help="the data folder of every member (default: the suite's)")
-    parser.add_argument("--scale", type=float, default=1.0, metavar="X",
-                        help="multiply every member's number of updates, e.g. 4 on a GPU "
-                        "(default 1)")
+    parser.add_argument("--scale", type=number_from(0, MAX_SCALE, above=True), default=1.0,
+                        metavar="X", help="multiply every member's number of updates, e.g. 4 "
+                        f"on a GPU: above 0, at most {MAX_SCALE:g} (default 1)")
     parser.add_argument("--rwth", metavar="DIR",
                         help="the RWTH German-English gold alignments for AER (default: "
                         "$ATTNLAB_DATA/rwth-deen-gold when set)")
@@ -84,14 +90,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from attnlab.compare import RunOptions, load_suite, run_suite, write_report
 
-    if args.scale <= 0:
-        raise SystemExit("attnlab compare: --scale must be positive")
     if args.report and (args.only or args.seed or args.retrain):
         raise SystemExit("attnlab compare: --report trains nothing; --only, --seed and "
                          "--retrain train: give one of them")
-    for flag, value in (("--seeds", args.seeds), ("--seed", args.seed), ("--jobs", args.jobs)):
-        if value is not None and value < 1:
-            raise SystemExit(f"attnlab compare: {flag} must be at least 1, got {value}")
     if args.only and len(set(args.only)) < len(args.only):
         raise UserError(f"--only names a member twice: {' '.join(args.only)}")
     suite = load_suite(args.suite)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .options import positive_float, positive_int
+
 # attnlab.translation.demo's MINUTES, TARGET and THREADS (not imported: it imports torch)
 MINUTES, TARGET, THREADS = 5.0, 99.0, 1
 
@@ -16,14 +18,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "exact-match accuracy, and write an alignment heatmap. Exits 1 when training stopped "
         "short of the target.")
     parser.add_argument("--dir", default="runs/demo", help="where data and run go")
-    parser.add_argument("--minutes", type=float, default=MINUTES,
+    parser.add_argument("--minutes", type=positive_float, default=MINUTES,
                         help="the most minutes to train (default %(default)g)")
     parser.add_argument("--target", type=_percent, default=TARGET,
                         help="validation exact match (percent) that ends training "
                         "(default %(default)g)")
-    parser.add_argument("--size", type=int, default=10000,
+    parser.add_argument("--size", type=positive_int, default=10000,
                         help="dates to generate (10%% are held out for the test)")
-    parser.add_argument("--threads", type=int, default=THREADS,
+    parser.add_argument("--threads", type=positive_int, default=THREADS,
                         help="torch threads (default %(default)s: 2 are a little faster on idle "
                         "cores, and many times slower when other programs use them)")
     parser.add_argument("--tour", action="store_true",

@@ -5,23 +5,87 @@ evaluate, plot, report, lm and caption spell it the same way:
     --output FILE  --quiet
 
 and the run's task, checked before anything else: a captioning run given to `evaluate` is one
-sentence naming the command that reads it.
+sentence naming the command that reads it. Every number an option reads has its type here
+(whole_number, number_from): a value out of its range, NaN or infinity is one sentence naming
+the option, before anything runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+from collections.abc import Callable
 from pathlib import Path
 
 from attnlab.errors import CheckpointError, UserError
 from attnlab.files import writing
 
+# The most beams (and n-best hypotheses) a search may keep: past a few dozen a wider beam only
+# finds shorter, worse translations (Koehn and Knowles 2017, sec. 3.6), and each beam costs a
+# decoder row per sentence.
+MAX_BEAM = 1000
+# attnlab.decode.penalties's ALPHA_MAX and BETA_MAX (not imported here: it imports torch).
+ALPHA_MAX = BETA_MAX = 10.0
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+
+def whole_number(least: int = 1, most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `least` (to `most`), refused otherwise in one
+    sentence that argparse puts after the option's name."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < least or (most is not None and value > most):
+            wanted = f"at least {least}" if most is None else f"from {least} to {most}"
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def number_from(least: float = -math.inf, most: float = math.inf, *,
+           above: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number from `least` (above it with `above`) to `most`. NaN,
+    infinity and numbers past a float (1e999) are refused: no option means "unbounded" by
+    them, and they would end in an error far from the option (or in output that is not
+    JSON)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        if value < least or (above and value == least) or value > most:
+            raise argparse.ArgumentTypeError(f"must be {_range(least, most, above)}, "
+                                             f"got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _range(least: float, most: float, above: bool) -> str:
+    """'above 0', 'at least 0', 'from 0 to 10', 'above 0 and at most 1000'."""
+    low = "" if least == -math.inf else f"{'above' if above else 'at least'} {_shown(least)}"
+    if most == math.inf:
+        return low or "a finite number"
+    if not low:
+        return f"at most {_shown(most)}"
+    return (f"above {_shown(least)} and at most {_shown(most)}" if above
+            else f"from {_shown(least)} to {_shown(most)}")
+
+
+def _shown(bound: float) -> str:
+    """A bound as people write it: 1048576, not 1.04858e+06; 0.5."""
+    return str(int(bound)) if float(bound).is_integer() and abs(bound) < 1e15 else f"{bound:g}"
+
+
+positive_int = whole_number(1)
+positive_float = number_from(0, above=True)
+beam_size = whole_number(1, MAX_BEAM)
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, required: bool = True,
@@ -62,8 +126,9 @@ def add_device(parser: argparse.ArgumentParser) -> None:
 
 
 def add_beam(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--beam", type=positive_int, metavar="K",
-                        help="beam size, 1 = greedy (default: the run's decode.beam)")
+    parser.add_argument("--beam", type=beam_size, metavar="K",
+                        help=f"beam size, 1 = greedy, at most {MAX_BEAM} (default: the run's "
+                        "decode.beam)")
 
 
 def add_hard_decoding(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from attnlab.errors import UserError
 from attnlab.files import check_outputs
 
-from .options import add_beam, add_quiet, add_run_arguments
+from .options import add_beam, add_quiet, add_run_arguments, whole_number
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -25,7 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--src", metavar="FILE", help="source lines to evaluate on, plain or .gz")
     parser.add_argument("--ref", metavar="FILE", help="their references")
     add_beam(parser)
-    parser.add_argument("--samples", type=int, default=3, metavar="N",
+    parser.add_argument("--samples", type=whole_number(0), default=3, metavar="N",
                         help="heatmaps of the first N sentences (default 3)")
     parser.add_argument("--rwth", metavar="DIR",
                         help="RWTH de-en gold set (default: $ATTNLAB_DATA/rwth-deen-gold for a "

@@ -15,21 +15,21 @@ from pathlib import Path
 
 from attnlab.errors import ConfigError
 
-from .options import add_device
-from .translate import positive_int
+from .options import add_device, number_from, positive_int
 
-# --option -> the Limits field it sets, with its help.
+# --option -> the Limits field it sets, with its help. Limits refuses a value that is not
+# positive in one sentence; the types refuse NaN, infinity and sizes past a float's range.
 LIMIT_OPTIONS = {
     "--max-tokens": ("max_tokens", int, "source pieces of one text (default 200)"),
-    "--max-upload-mb": ("max_upload_bytes", float, "size of any request body, uploaded images "
-                        "included, in MiB (default 5)"),
+    "--max-upload-mb": ("max_upload_bytes", number_from(most=1024 * 1024), "size of any request "
+                        "body, uploaded images included, in MiB, at most 1 TiB (default 5)"),
     "--max-pixels": ("max_pixels", int, "width x height of an uploaded image (default "
                      "25,000,000)"),
     "--max-beam": ("max_beam", int, "largest beam a request may ask for (default 16)"),
     "--queue-size": ("queue_size", int, "requests waiting for the model; past it the server "
                      "answers 503 (default 128)"),
-    "--batch-window-ms": ("batch_window_ms", float, "how long a request waits for others to be "
-                          "decoded with (default 5)"),
+    "--batch-window-ms": ("batch_window_ms", number_from(most=60_000), "how long a request "
+                          "waits for others to be decoded with, at most a minute (default 5)"),
     "--max-batch": ("max_batch", int, "sentences decoded together (default 64)"),
 }
 

@@ -19,12 +19,15 @@ from attnlab.errors import DataError, UserError
 from attnlab.files import check_outputs
 
 from .options import (
+    ALPHA_MAX,
+    BETA_MAX,
     add_batch_size,
     add_beam,
     add_quiet,
     add_run_arguments,
+    beam_size,
     check_runs,
-    positive_int,
+    number_from,
 )
 
 HISTORY = "~/.attnlab_history"  # what was typed at the prompt, for the next session too
@@ -34,16 +37,17 @@ def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
     """--beam K, --alpha A, --length-penalty, --beta B, --replace-unk, --dictionary FILE,
     --batch-size N, --quantize int8."""
     add_beam(parser)
-    parser.add_argument("--alpha", type=float, metavar="A",
-                        help="GNMT length penalty alpha (default: the run's decode.alpha)")
+    parser.add_argument("--alpha", type=number_from(0, ALPHA_MAX), metavar="A",
+                        help=f"GNMT length penalty alpha, from 0 to {ALPHA_MAX:g} (Wu et al. "
+                        "2016 found 0.6 to 1 best; default: the run's decode.alpha)")
     parser.add_argument("--length-penalty", choices=("gnmt", "average", "none"),
                         help="how finished hypotheses are ranked: gnmt, log P / ((5 + length) "
                         "/ 6) ** alpha (Wu et al. 2016); average, log P / length; none, log P "
                         "(default: the run's decode.length_penalty)")
-    parser.add_argument("--beta", type=float, metavar="B",
+    parser.add_argument("--beta", type=number_from(0, BETA_MAX), metavar="B",
                         help="GNMT coverage penalty beta * sum_i log(min(sum_j a_ji, 1)) added "
-                        "to each finished hypothesis's score (Wu et al. 2016, eq. 14); 0 = off "
-                        "(default: the run's decode.beta)")
+                        "to each finished hypothesis's score (Wu et al. 2016, eq. 14), from 0 "
+                        f"(off) to {BETA_MAX:g} (default: the run's decode.beta)")
     parser.add_argument("--replace-unk", action="store_true",
                         help="replace each <unk> of a translation (n-best included) by the "
                         "source word, character or piece it attends to most (Luong et al. "
@@ -92,7 +96,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--alignments", metavar="FILE",
                         help="also write one alignment line per input line to FILE (whole, at "
                         "the end; of the best hypothesis with --nbest)")
-    parser.add_argument("--nbest", type=positive_int, metavar="K",
+    parser.add_argument("--nbest", type=beam_size, metavar="K",
                         help="the K best translations of each line (K at most the beam), in "
                         "Moses n-best form 'i ||| translation ||| score' (i: the input line, "
                         "from 0; score: length-normalised log-probability), best first")
@@ -244,10 +248,16 @@ def _translate(trained, args, lines: Iterator[str], output: IO[str],
         if args.format == "json":
             record = alignment_record(number, source, result,
                                       characters=trained.character_level)
-            alignments.write(json.dumps(record, ensure_ascii=False) + "\n")
+            alignments.write(json_line(record) + "\n")
         else:
             links = argmax_links(result, trained.character_level)
             alignments.write(links_line(links) + "\n")
+
+
+def json_line(record: dict) -> str:
+    """`record` as one line of JSON; a NaN or infinity (which json.dumps would write as the
+    NaN or Infinity that JSON has not) is a ValueError, not a line no JSON reader reads."""
+    return json.dumps(record, ensure_ascii=False, allow_nan=False)
 
 
 def _answer(number: int, source: str, result, args: argparse.Namespace) -> str:
@@ -259,7 +269,7 @@ def _answer(number: int, source: str, result, args: argparse.Namespace) -> str:
         if args.nbest is not None:
             answer["hypotheses"] = [{"translation": found.text, "score": found.score,
                                      "log_prob": found.log_prob} for found in result.hypotheses]
-        return json.dumps(answer, ensure_ascii=False)
+        return json_line(answer)
     if args.nbest is None:
         return result.text
     return "\n".join(f"{number - 1} ||| {found.text} ||| {found.score:.4f}"

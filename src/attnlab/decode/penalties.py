@@ -13,17 +13,24 @@ never attended to at all would give log 0: its coverage is taken as at least COV
 so the penalty stays finite (local attention leaves exact zeros outside its windows). Hard
 attention is scored on its expected weights (the alpha it samples from), which is what it
 returns as weights.
+
+alpha and beta are at most ALPHA_MAX and BETA_MAX (Wu et al. found 0.6 to 1 and 0.2 best):
+the bounds keep every score a finite number (with alpha 1e308 the length penalty overflows,
+with beta 1e308 the coverage penalty is -inf, which JSON cannot hold).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from torch import Tensor
 
+from attnlab.errors import ConfigError
+
 COVERAGE_FLOOR = 1e-20  # the least coverage a source position counts with (log: -46)
+ALPHA_MAX = 10.0  # ((5 + 10**6) / 6) ** 10 is 2e52: finite for any output length
+BETA_MAX = 10.0   # 10 * 46 per source position: finite for any source
 
 LENGTH_PENALTIES: dict[str, Callable[[int, float], float]] = {
     "gnmt": lambda length, alpha: ((5.0 + length) / 6.0) ** alpha,
@@ -52,12 +59,15 @@ class Penalty:
     beta: float = 0.0
 
     def __post_init__(self) -> None:
+        # ConfigErrors (ValueErrors too): a setting of decode, or of a call, one sentence.
         if self.length not in LENGTH_PENALTIES:
-            raise ValueError(f"unknown length penalty {self.length!r}; options: "
-                             f"{sorted(LENGTH_PENALTIES)}")
-        if not (self.alpha >= 0 and self.beta >= 0 and math.isfinite(self.alpha + self.beta)):
-            raise ValueError(f"alpha and beta must be finite and >= 0, got alpha={self.alpha}, "
-                             f"beta={self.beta}")
+            raise ConfigError(f"unknown length penalty {self.length!r}; options: "
+                              f"{sorted(LENGTH_PENALTIES)}")
+        for name, value, most in (("alpha", self.alpha, ALPHA_MAX),
+                                  ("beta", self.beta, BETA_MAX)):
+            if not 0 <= value <= most:  # NaN too
+                raise ConfigError(f"{name} (decode.{name}) must be a number from 0 to "
+                                  f"{most:g}, got {value!r}")
 
     def score(self, log_prob: float, length: int, attention: Tensor | None) -> float:
         """s(Y, X) of a hypothesis of `length` tokens (EOS included) with summed `log_prob` and
