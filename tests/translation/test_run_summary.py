@@ -6,12 +6,14 @@ from pathlib import Path
 import pytest
 
 from attnlab.config import load_config
+from attnlab.data import write_dates
 from attnlab.translation import RunConfig
 from attnlab.translation.run_summary import (
     PathNames,
     curve_charts,
     data_words,
     model_words,
+    own_metric_is_exact_match,
     shown_config,
 )
 
@@ -39,6 +41,29 @@ def test_data_in_words():
     assert data_words(config()) == "Multi30k de-en"
     dates = {"dir": "/somewhere/dates", "src_lang": "src", "tgt_lang": "tgt", "vocab": "char"}
     assert data_words(config(data=dates)) == "dates task, characters"
+
+
+def test_a_data_folder_called_data_is_named_by_what_it_holds(tmp_path):
+    """The demo's data is runs/demo/data: its meta.json names the task; without one the
+    folder above names it. Never the bare "data"."""
+    dates = {"dir": str(tmp_path / "demo" / "data"), "src_lang": "src", "tgt_lang": "tgt",
+             "vocab": "char"}
+    assert data_words(config(data=dates)) == "demo/data, characters"
+    write_dates(tmp_path / "demo" / "data", size=20, seed=1)
+    assert data_words(config(data=dates)) == "dates task, characters"
+    assert data_words(config(data={"dir": "data"})).startswith(f"{Path.cwd().name}/data ")
+
+
+def test_exact_match_is_the_metric_of_dates_runs_asked_of_the_data_or_the_run(tmp_path):
+    renamed = tmp_path / "my-corpus"   # the dates task whatever its folder is called
+    write_dates(renamed, size=20, seed=1)
+    assert own_metric_is_exact_match(config(data={"dir": str(renamed)}))
+    (tmp_path / "dates").mkdir()       # a folder called dates holding something else
+    assert not own_metric_is_exact_match(config(data={"dir": str(tmp_path / "dates")}))
+    assert not own_metric_is_exact_match(config())
+    chosen = load_config({"data": DATA, "train": {"early_stopping": {"metric": "exact_match"}}},
+                         RunConfig)    # the run picks its best checkpoint by it
+    assert own_metric_is_exact_match(chosen)
 
 
 def test_loss_together_scores_together_constant_lr_left_out():

@@ -6,6 +6,7 @@ import pytest
 from PIL import Image
 
 from attnlab.viz import bleu_by_length_figure, bleu_by_length_png
+from attnlab.viz.buckets import worth_a_chart
 
 LABELS = ["0-9", "10-19", "20-29", "30+"]
 COUNTS = [12, 40, 0, 7]
@@ -42,3 +43,8 @@ def test_one_bucket_is_a_bar_as_wide_as_among_three():
     low, high = axes.get_xlim()
     assert bar.get_width() / (high - low) == pytest.approx(0.6 / 3)
     assert (low + high) / 2 == pytest.approx(0.0)  # centred
+
+
+def test_a_chart_needs_two_bars_to_compare():
+    assert worth_a_chart(BLEU) and worth_a_chart([None, 3.0, 0.0])
+    assert not worth_a_chart([12.5, None, None, None, None, None]) and not worth_a_chart([])

@@ -68,10 +68,26 @@ def bleu_by_length(
     return rows
 
 
+def filled(rows: list[BucketRow]) -> list[BucketRow]:
+    """The buckets that hold sentences: an empty one has no BLEU to show."""
+    return [row for row in rows if row.count]
+
+
+def empty_note(rows: list[BucketRow]) -> str:
+    """'4 empty buckets left out (20-29, 30-39, 40-49, 50+)', or "" when none is empty."""
+    empty = [row.label for row in rows if not row.count]
+    if not empty:
+        return ""
+    buckets = "bucket" if len(empty) == 1 else "buckets"
+    return f"{len(empty)} empty {buckets} left out ({', '.join(empty)})"
+
+
 def format_buckets(rows: list[BucketRow]) -> str:
-    """A plain-text table: source words, sentence count, BLEU ('-' for an empty bucket)."""
+    """A plain-text table of the buckets that hold sentences (source words, sentence count,
+    BLEU), then a line naming the empty ones."""
     lines = [f"{'source words':>12}  {'sentences':>9}  {'BLEU':>6}"]
-    for row in rows:
+    for row in filled(rows):
         bleu = "-" if row.bleu is None else f"{row.bleu:6.2f}"
         lines.append(f"{row.label:>12}  {row.count:>9}  {bleu:>6}")
-    return "\n".join(lines)
+    note = empty_note(rows)
+    return "\n".join([*lines, f"  ({note})"] if note else lines)

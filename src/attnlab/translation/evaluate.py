@@ -28,6 +28,7 @@ from attnlab.train.progress import progress_bar
 from .alignment import AlignmentScore, GoldSet, score_alignments
 from .config import DecodeConfig
 from .corpus import split_path
+from .run_summary import own_metric_is_exact_match
 
 if TYPE_CHECKING:
     from .protocol import TranslatingRun
@@ -37,13 +38,16 @@ PER_PAIR = ("counts", "diagonal_counts")   # AlignmentScore's per-pair counts: n
 
 @dataclass
 class Evaluation:
-    """What `evaluate` finds: scores, BLEU by length, AER per gold set, and the outputs."""
+    """What `evaluate` finds: scores, BLEU by length, AER per gold set, the outputs, and
+    the exact match (percent of outputs equal to their reference) of a run whose own metric
+    it is, such as a dates run (None for the others)."""
 
     scores: Scores
     buckets: list[BucketRow]
     alignments: list[AlignmentScore] = field(default_factory=list)
     hypotheses: list[str] = field(default_factory=list)
     decode_seconds: float | None = None  # the wall-clock time of translating the sources
+    exact_match: float | None = None
 
     @property
     def speed(self) -> dict | None:
@@ -54,9 +58,18 @@ class Evaluation:
         return {"sentences": len(self.hypotheses), "seconds": round(self.decode_seconds, 3),
                 "sentences_per_second": round(len(self.hypotheses) / seconds, 2)}
 
+    def exact_match_line(self) -> str:
+        """'exact match: 99.30% (993 of 1,000 outputs equal their reference)', or ""."""
+        if self.exact_match is None:
+            return ""
+        total = len(self.hypotheses)
+        equal = round(self.exact_match * total / 100)
+        return (f"exact match: {self.exact_match:.2f}% ({equal:,} of {total:,} outputs equal "
+                f"their reference)")
+
     def format(self) -> str:
-        parts = [self.scores.format(), "BLEU by source length (words):",
-                 format_buckets(self.buckets)]
+        parts = [self.scores.format(), *filter(None, [self.exact_match_line()]),
+                 "BLEU by source length (words):", format_buckets(self.buckets)]
         parts.extend(score.format() for score in self.alignments)
         return "\n".join(parts)
 
@@ -83,9 +96,13 @@ class Evaluation:
         open bucket edge is written as null."""
         buckets = [{**asdict(row), "hi": None if np.isinf(row.hi) else row.hi, "label": row.label}
                    for row in self.buckets]
-        return {"scores": asdict(self.scores), "buckets": buckets,
-                "alignments": [{key: value for key, value in asdict(score).items()
-                                if key not in PER_PAIR} for score in self.alignments]}
+        alignments = [{key: value for key, value in asdict(score).items()
+                       if key not in PER_PAIR} for score in self.alignments]
+        record: dict[str, Any] = {"scores": asdict(self.scores), "buckets": buckets,
+                                  "alignments": alignments}
+        if self.exact_match is not None:
+            record["exact_match"] = self.exact_match
+        return record
 
 
 def evaluate_run(run: TranslatingRun, sources: list[str], references: list[str], *,
@@ -107,7 +124,11 @@ def evaluate_run(run: TranslatingRun, sources: list[str], references: list[str],
     scores = corpus_scores(hypotheses, references)
     buckets = bleu_by_length(sources, hypotheses, references, edges)
     alignments = [score_alignments(run, gold, progress=progress) for gold in golds]
-    return Evaluation(scores, buckets, alignments, hypotheses, seconds)
+    exact = None
+    if own_metric_is_exact_match(run.config):
+        equal = sum(h == r for h, r in zip(hypotheses, references, strict=True))
+        exact = 100.0 * equal / max(len(hypotheses), 1)
+    return Evaluation(scores, buckets, alignments, hypotheses, seconds, exact)
 
 
 def read_pairs(run: TranslatingRun, src: str | os.PathLike | None,

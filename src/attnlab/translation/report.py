@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 from attnlab.config import config_to_dict
 from attnlab.data import read_parallel
 from attnlab.errors import DataError
+from attnlab.eval.buckets import empty_note, filled
 from attnlab.files import atomic_output, check_output_path
 from attnlab.train.monitor import METRICS_FILE, read_curves
+from attnlab.viz.buckets import worth_a_chart
 from attnlab.viz.report import Example, Result, report_html
 
 from .alignment import GoldSet, dates_gold
@@ -36,10 +38,13 @@ BUCKET_CAPTION = "BLEU by source length (analogue of Bahdanau et al. 2015, Fig. 
 
 
 def evaluation_results(evaluation: Evaluation) -> list[Result]:
-    """The report's results: BLEU/chrF with signatures, AER per gold set, BLEU by length."""
+    """The report's results: exact match (the dates task's own metric, first when the run has
+    it), BLEU/chrF with signatures, AER per gold set, BLEU by length."""
     scores = evaluation.scores
+    exact = [] if evaluation.exact_match is None else [
+        ("exact match %", f"{evaluation.exact_match:.2f}", "the output equals its reference")]
     results = [Result("Scores", [
-        ("metric", "score", "sacreBLEU signature"),
+        ("metric", "score", "sacreBLEU signature"), *exact,
         ("BLEU", f"{scores.bleu:.2f}", scores.bleu_signature),
         ("chrF", f"{scores.chrf:.2f}", scores.chrf_signature),
         ("BLEU (13a, lowercased)", f"{scores.bleu_lowercase:.2f}",
@@ -52,11 +57,23 @@ def evaluation_results(evaluation: Evaluation) -> list[Result]:
             for score in evaluation.alignments],
             note=f"AER of the {evaluation.alignments[0].method} (lower is better; pairs whose "
                  f"words the model's vocabulary splits differently are skipped)"))
-    results.append(Result("BLEU by source length", [("source words", "sentences", "BLEU")] + [
-        (row.label, f"{row.count:,}", "-" if row.bleu is None else f"{row.bleu:.2f}")
-        for row in evaluation.buckets], image=buckets_png(evaluation.buckets),
-        caption=BUCKET_CAPTION))
+    results.append(length_result(evaluation))
     return results
+
+
+def length_result(evaluation: Evaluation) -> Result:
+    """BLEU by source length: the buckets that hold sentences, and their bars when there are
+    two or more to compare; the note names the empty buckets."""
+    rows, buckets = filled(evaluation.buckets), evaluation.buckets
+    chart = worth_a_chart([row.bleu for row in buckets])
+    notes = [empty_note(buckets)] if empty_note(buckets) else []
+    if not chart and rows:
+        notes.append(f"every sentence is in the {rows[0].label} bucket, so there is no chart")
+    note = "; ".join(notes)
+    return Result("BLEU by source length", [("source words", "sentences", "BLEU")] + [
+        (row.label, f"{row.count:,}", "-" if row.bleu is None else f"{row.bleu:.2f}")
+        for row in rows], image=buckets_png(buckets) if chart else None,
+        caption=BUCKET_CAPTION, note=note[:1].upper() + note[1:] + "." if note else "")
 
 
 def validation_pairs(run: TranslatingRun) -> tuple[list[str], list[str], Path, Path]:

@@ -1,8 +1,10 @@
-"""What a run report says about the run itself: its title (name, model and data in words), its
-training curves grouped into a few charts, and file names shown without the machine's paths."""
+"""What a run report says about the run itself: its title (name, model and data in words), the
+metric of its own task, its training curves grouped into a few charts, and file names shown
+without the machine's paths."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -16,9 +18,13 @@ from .config import RunConfig
 if TYPE_CHECKING:
     from .protocol import TranslatingRun
 
-# data.dir's last folder -> how the title names the data set; any other folder is named as is
+# The data set's name (its meta.json's task, else data.dir's last folder) -> how the title
+# names it; any other name is shown as is
 DATASETS = {"multi30k": "Multi30k", "multi30k-long": "Multi30k-long (joined pairs)",
             "dates": "dates task"}
+# Folder names that say nothing about the data in them: the title names the folder above too
+GENERIC_FOLDERS = {"", ".", "data", "dataset", "datasets", "corpus", "corpora", "text"}
+DATA_META = "meta.json"  # a data folder's description (the dates task writes one: data/dates.py)
 # An absolute path of two or more parts in free text ("</s>" is no path: see the lookbehind).
 ABSOLUTE_PATH = re.compile(r"(?<![\w.~<>])(?:/[^\s/()\[\]'\",;:<>|]+){2,}/?")
 Points = list[tuple[float, float]]
@@ -85,11 +91,46 @@ def attention_words(config: RunConfig) -> str:
     return f"{decoder.kind.capitalize()} attention ({decoder.attention.describe()})"
 
 
+def data_meta(config: RunConfig) -> dict:
+    """The data folder's meta.json, or {} when it has none (or it cannot be read)."""
+    try:
+        meta = json.loads((Path(config.data.dir) / DATA_META).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def data_task(config: RunConfig) -> str | None:
+    """The task the data folder's meta.json names ("dates" for "dates: human-readable date ->
+    ISO 8601 YYYY-MM-DD"), or None."""
+    task = data_meta(config).get("task")
+    if not isinstance(task, str):
+        return None
+    return task.split(":", 1)[0].strip() or None
+
+
+def own_metric_is_exact_match(config: RunConfig) -> bool:
+    """Whether exact match (the output equals its reference) is the run's own metric: its data
+    says it is the dates task, or the run picks its best checkpoint by exact match."""
+    return data_task(config) == "dates" or config.train.early_stopping.metric == "exact_match"
+
+
+def dataset_name(config: RunConfig) -> str:
+    """The data set in words: its meta.json's task, else its folder's name, with the folder
+    above when that name is as bare as "data" ("demo/data")."""
+    name = data_task(config)
+    if name is None:
+        folder = Path(os.path.abspath(config.data.dir))
+        name = folder.name
+        if name.lower() in GENERIC_FOLDERS and folder.parent.name:
+            name = f"{folder.parent.name}/{name}"
+    return DATASETS.get(name, name)
+
+
 def data_words(config: RunConfig) -> str:
     """'Multi30k de-en', 'dates task, characters', ..."""
     data = config.data
-    folder = Path(data.dir).name
-    text = DATASETS.get(folder, folder or str(data.dir))
+    text = dataset_name(config)
     if (data.src_lang, data.tgt_lang) != ("src", "tgt"):
         text += f" {data.src_lang}-{data.tgt_lang}"
     return text + (", characters" if data.vocab == "char" else "")

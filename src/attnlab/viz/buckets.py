@@ -14,6 +14,13 @@ from matplotlib.figure import Figure
 
 BAR_COLOUR = "#4c78a8"
 LINE_COLOUR = "#e45756"
+MIN_BARS = 2  # a chart of one bar compares nothing: a report shows its table alone
+
+
+def worth_a_chart(bleu: Sequence[float | None]) -> bool:
+    """Whether the buckets (BLEU per bucket, None for an empty one) make a chart worth
+    drawing: MIN_BARS or more non-empty buckets."""
+    return sum(value is not None for value in bleu) >= MIN_BARS
 
 
 def bleu_by_length_figure(labels: Sequence[str], counts: Sequence[int],

@@ -3,7 +3,9 @@
 matplotlib bundles DejaVu Sans, which covers German (ä, ö, ü, ß) and most European scripts, but
 has no Chinese, Japanese or Korean glyphs. Since matplotlib 3.6 a *list* of families falls back
 glyph by glyph, so ["DejaVu Sans", "Noto Sans CJK SC"] draws "2024年3月5日" correctly. When no
-CJK font is installed we warn once instead of silently drawing empty boxes ("tofu").
+installed font has some characters we warn once, then draw them from the Last Resort font
+matplotlib bundles (a box naming each character's script): matplotlib itself would warn once per
+character per drawing, hundreds of lines for a few plots of Chinese dates.
 """
 
 from __future__ import annotations
@@ -12,10 +14,15 @@ import functools
 import os
 import warnings
 from collections.abc import Iterable
+from pathlib import Path
 
+import matplotlib
 from matplotlib import font_manager
 
 BASE_FAMILY = "DejaVu Sans"  # bundled with matplotlib, so always present
+# Bundled with matplotlib too (3.10 and later): a glyph for every code point, the box of its
+# script, so a character no installed font has is drawn as that box without a warning.
+LAST_RESORT_FILE = "LastResortHE-Regular.ttf"
 
 # Families tried in order; the names are the ones fontconfig/matplotlib report for the fonts of
 # Debian's fonts-noto-cjk, fonts-wqy-*, fonts-droid-fallback, fonts-arphic-* and Adobe's Source Han.
@@ -68,6 +75,18 @@ def find_cjk_family() -> str | None:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def last_resort_family() -> str | None:
+    """The family name of matplotlib's bundled Last Resort font, or None without it."""
+    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / LAST_RESORT_FILE
+    if not path.is_file():
+        return None
+    try:
+        return register_font(path)
+    except (OSError, RuntimeError, ValueError):
+        return None  # a damaged install draws tofu with matplotlib's warnings, as before
+
+
 def register_font(path: str | os.PathLike) -> str:
     """Make the font file at path usable by matplotlib; returns its family name."""
     path = os.fspath(path)
@@ -79,7 +98,8 @@ def register_font(path: str | os.PathLike) -> str:
 
 @functools.lru_cache(maxsize=32)
 def _codepoints(family: str) -> frozenset[int]:
-    properties = font_manager.FontProperties(family=family)
+    # a list: a lone string is read as a fontconfig pattern, where "-" in a name is syntax
+    properties = font_manager.FontProperties(family=[family])
     path = font_manager.findfont(properties, fallback_to_default=False)
     return frozenset(font_manager.get_font(path).get_charmap())
 
@@ -95,7 +115,7 @@ def font_families(texts: Iterable[str], font_path: str | os.PathLike | None = No
     """The font family list for drawing texts: DejaVu Sans, then fallbacks the texts need.
 
     font_path: an extra font file to use as the first fallback. Warns once per process when some
-    characters have no glyph in any usable font (they would be drawn as empty boxes).
+    characters have no glyph in any installed font; they are drawn as Last Resort boxes.
     """
     global _warned
     texts = list(texts)
@@ -117,4 +137,8 @@ def font_families(texts: Iterable[str], font_path: str | os.PathLike | None = No
             UserWarning,
             stacklevel=3,
         )
+    if missing:
+        last_resort = last_resort_family()
+        if last_resort is not None:
+            families.append(last_resort)
     return families
