@@ -9,6 +9,13 @@ With `train.keep_checkpoints: N` every save of `last` also writes a weights-only
 atomically (as every checkpoint is), and only the newest N stay. `average` writes a new run
 directory whose `last` checkpoint holds their mean, with the run's config and its task's files,
 so every command reads it like the run itself.
+
+It also averages the kept checkpoints of several runs (as onmt_average_models and fairseq's
+script average any checkpoints they are given), when the mean can be a model: the runs share
+the model, their vocabularies piece for piece (a row of an embedding must mean the same piece
+in each) and their initial weights (train.seed). Separately initialised networks have their
+hidden units in different orders, so their mean is not a working model: that is refused,
+naming the ensemble, which combines such runs by their predictions.
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from attnlab.errors import CheckpointError, WriteError
+from attnlab.data.vocab import Vocab, load_vocab
+from attnlab.errors import CheckpointError, DataError, WriteError
 from attnlab.files import describe, writing
 
 from .checkpoint import RunDir, Weights
@@ -86,34 +94,55 @@ def average_weights(checkpoints: Sequence[Weights]) -> Weights:
 
 @dataclass
 class Averaged:
-    """What `average` wrote: the new run directory and the steps averaged."""
+    """What `average` wrote: the new run directory, and each run averaged with its steps."""
 
     output: Path
-    steps: list[int]
+    runs: list[tuple[Path, list[int]]]
+
+    @property
+    def steps(self) -> list[int]:
+        """The steps averaged, run by run, oldest first."""
+        return [step for _, steps in self.runs for step in steps]
 
 
-def average(run_path: str | os.PathLike, output: str | os.PathLike, *, last: int | None = None,
+RunPaths = str | os.PathLike | Sequence[str | os.PathLike]
+
+
+def average(run_paths: RunPaths, output: str | os.PathLike, *, last: int | None = None,
             files: Sequence[str] = ()) -> Averaged:
-    """Average the newest `last` (default all) step checkpoints of the run into a new run
-    directory `output`: its config.json, `files` (the task's: vocabularies) and a `last`
-    checkpoint of the mean weights. Everything is checked before anything is written, and the
-    new directory appears whole (written beside it, then renamed)."""
-    run, target = RunDir(run_path), Path(output)
-    steps = _chosen_steps(run, last)
+    """Average the newest `last` (default all) step checkpoints of a run, or of each of several
+    runs (every checkpoint counts once), into a new run directory `output`: the first run's
+    config.json, `files` (the task's: vocabularies) and a `last` checkpoint of the mean
+    weights. Several runs must share their model, the contents of `files` and train.seed (see
+    the module docstring). Everything is checked before anything is written, and the new
+    directory appears whole (written beside it, then renamed)."""
+    paths = [run_paths] if isinstance(run_paths, (str, os.PathLike)) else list(run_paths)
+    runs, target = [RunDir(path) for path in paths], Path(output)
+    _check_distinct(runs)
+    chosen = [_chosen_steps(run, last) for run in runs]
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise WriteError(f"--output {target} already exists; give a new folder")
-    weights = [step_checkpoints(run).read_weights(folder.name) for _, folder in steps]
-    mean = average_weights(weights)
-    copied = ["config.json", *(name for name in files if run.file(name).is_file())]
+    _check_same_start(runs)
+    _check_same_files(runs, files)
+    weights = [[step_checkpoints(run).read_weights(folder.name) for _, folder in steps]
+               for run, steps in zip(runs, chosen, strict=True)]
+    _check_same_model(runs, weights)
+    # The first run's newest checkpoint goes last: average_weights keeps its meta and integer
+    # tensors, as the new run keeps the first run's config and files.
+    mean = average_weights([w for found in weights[1:] for w in found] + weights[0])
+    first = runs[0]
+    copied = ["config.json", *(name for name in files if first.file(name).is_file())]
+    averaged = [{"run": str(run.path), "steps": [step for step, _ in steps]}
+                for run, steps in zip(runs, chosen, strict=True)]
     with writing(target.parent):
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         for name in copied:
             with writing(temporary / name):
-                shutil.copyfile(run.file(name), temporary / name)
-        info = {"step": steps[-1][0], "epoch": mean.meta.get("epoch"), "metrics": {},
-                "averaged": {"run": str(run.path), "steps": [step for step, _ in steps]}}
+                shutil.copyfile(first.file(name), temporary / name)
+        info = {"step": chosen[0][-1][0], "epoch": mean.meta.get("epoch"), "metrics": {},
+                "averaged": averaged[0] if len(runs) == 1 else {"runs": averaged}}
         RunDir(temporary).save_weights("last", mean, mean.meta, info)
         if target.exists():
             target.rmdir()  # empty: checked above
@@ -123,7 +152,104 @@ def average(run_path: str | os.PathLike, output: str | os.PathLike, *, last: int
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
-    return Averaged(target, [step for step, _ in steps])
+    return Averaged(target, [(run.path, [step for step, _ in steps])
+                             for run, steps in zip(runs, chosen, strict=True)])
+
+
+def _check_distinct(runs: Sequence[RunDir]) -> None:
+    seen: dict[Path, Path] = {}
+    for run in runs:
+        where = run.path.resolve()
+        if where in seen:
+            raise CheckpointError(f"--run {run.path} is given twice"
+                                  + (f" (as {seen[where]})" if seen[where] != run.path else "")
+                                  + "; each run's checkpoints count once")
+        seen[where] = run.path
+
+
+def _check_same_start(runs: Sequence[RunDir]) -> None:
+    """CheckpointError unless the runs were trained with the same train.seed, which seeds
+    their initial weights."""
+    first, seed = runs[0], _train_seed(runs[0])
+    for other in runs[1:]:
+        if _train_seed(other) != seed:
+            raise CheckpointError(
+                f"{first.path} and {other.path} started from different initial weights "
+                f"(train.seed {seed} and {_train_seed(other)}), and the mean of separately "
+                f"initialised networks is not a working model (their hidden units are in "
+                f"different orders): average runs of one train.seed, or ensemble them "
+                f"(translate and evaluate take --run more than once)")
+
+
+def _train_seed(run: RunDir) -> object:
+    train = run.read_config().get("train")
+    return train.get("seed") if isinstance(train, dict) else None
+
+
+def _check_same_files(runs: Sequence[RunDir], files: Sequence[str]) -> None:
+    """CheckpointError naming the two runs and the file unless every run has the first run's
+    `files`: a vocabulary (NAME.json) compared piece by piece, any other file byte by byte
+    (NAME.model and NAME.vocab of a vocabulary are compared through NAME.json: a
+    sentencepiece model file also records the folder it was trained in)."""
+    first = runs[0]
+    compared = [name for name in files
+                if not (Path(name).suffix != ".json" and f"{Path(name).stem}.json" in files)]
+    for other in runs[1:]:
+        for name in compared:
+            mine, theirs = first.file(name), other.file(name)
+            if mine.is_file() != theirs.is_file():
+                has, lacks = (first, other) if mine.is_file() else (other, first)
+                raise CheckpointError(f"{has.path} has {name} and {lacks.path} has not, so "
+                                      f"they were trained on other vocabularies; average "
+                                      f"runs that share theirs")
+            if not mine.is_file():
+                continue
+            difference = _difference(mine, theirs)
+            if difference:
+                raise CheckpointError(
+                    f"{first.path} and {other.path} have different {name}: {difference}, so "
+                    f"their weights cannot be averaged (an embedding row means another piece "
+                    f"in each); average runs that share their vocabularies")
+
+
+def _difference(mine: Path, theirs: Path) -> str | None:
+    """How two copies of a run file differ ("id 5 is 'Haus' in one and 'Hund' in the
+    other"), or None when they hold the same."""
+    if mine.suffix == ".json":
+        try:
+            one, two = (_pieces(load_vocab(path.parent, path.stem)) for path in (mine, theirs))
+        except DataError:  # not a vocabulary: compared as bytes
+            pass
+        else:
+            if one[0] != two[0]:
+                return f"a {one[0]} vocabulary in one and a {two[0]} vocabulary in the other"
+            for index, (a, b) in enumerate(zip(one[1], two[1], strict=False)):
+                if a != b:
+                    return f"id {index} is {a!r} in one and {b!r} in the other"
+            if len(one[1]) != len(two[1]):
+                return f"{len(one[1])} pieces in one and {len(two[1])} in the other"
+            return None
+    return None if mine.read_bytes() == theirs.read_bytes() else "their contents differ"
+
+
+def _pieces(vocab: Vocab) -> tuple[str, list[str]]:
+    """A vocabulary's kind and its pieces, id by id: what a token id means."""
+    return vocab.kind, [vocab.id_to_piece(index) for index in range(len(vocab))]
+
+
+def _check_same_model(runs: Sequence[RunDir], weights: Sequence[Sequence[Weights]]) -> None:
+    """CheckpointError naming the runs unless every run's checkpoints are of the first run's
+    model (signature and tensor shapes); average_weights checks it again, step by step."""
+    def model(found: Weights) -> tuple:
+        return (found.meta.get("signature"),
+                {key: tuple(tensor.shape) for key, tensor in found.tensors.items()})
+
+    wanted = model(weights[0][-1])
+    for run, found in zip(runs[1:], weights[1:], strict=True):
+        if model(found[-1]) != wanted:
+            raise CheckpointError(f"{runs[0].path} and {run.path} are of different models "
+                                  f"(another config or vocabulary size), so their weights "
+                                  f"cannot be averaged")
 
 
 def _chosen_steps(run: RunDir, last: int | None) -> list[tuple[int, Path]]:
