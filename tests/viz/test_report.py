@@ -65,3 +65,15 @@ def test_chart_is_a_png_of_lines_with_markers(points, tmp_path):
     (tmp_path / "c.png").write_bytes(png)
     with Image.open(tmp_path / "c.png") as image:
         assert image.format == "PNG" and 400 < image.width < 600
+
+
+def test_a_long_word_may_wrap_so_a_table_fits_a_phone(tmp_path):
+    """A sacreBLEU signature is one word of 60 characters: without a place to wrap, a phone
+    shows the scores table cut after its first columns."""
+    signature = "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+    table = html_table([["metric", "score", "signature"], ["BLEU", "21.50", signature],
+                        ["chrF", "50.1", "a few short words"]])
+    assert f'<td class="long">{signature}</td>' in table  # its text as it was: copyable
+    assert "<td>a few short words</td>" in table and '<td class="num">21.50</td>' in table
+    text = write_report(tmp_path / "r.html", title="t").read_text(encoding="utf-8")
+    assert re.search(r"td\.long \{ overflow-wrap: anywhere; \}", text)

@@ -25,10 +25,12 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; border-bottom: 1px solid #ddd;
 table { border-collapse: collapse; margin: 0.5rem 0 1rem; }
 th, td { border: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: left; }
 th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.long { overflow-wrap: anywhere; }
 figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #555; }
 img { max-width: 100%; } pre { white-space: pre-wrap; background: #f7f7f7; padding: 0.6rem; }
 @media (max-width: 40rem) { body { padding: 0 0.6rem; }
-  table { display: block; overflow-x: auto; max-width: 100%; } }
+  table { display: block; overflow-x: auto; max-width: 100%; }
+  th, td { padding: 0.2rem 0.35rem; } }
 """
 # The report's own layout on top of STYLE: tables beside their figures, charts two a row.
 PAGE_STYLE = STYLE + """
@@ -43,12 +45,16 @@ p.lead { color: #444; margin-top: 0; } p.note { font-size: 0.9rem; color: #555; 
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(24rem, 1fr)); gap: 1rem; }
 .charts figure { margin: 0; }
 details { margin: 1rem 0; } summary { cursor: pointer; font-weight: 600; }
+@media (max-width: 40rem) { body { padding: 0 0.5rem; } table { font-size: 0.9rem; } }
 """
 
 # The image types we embed, by their first bytes: a data URI needs the right MIME type.
 MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif"}
 NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?(e[-+]?\d+)?")  # right-aligned in a table
 MARKERS = 40  # at most this many markers on a line; every point of a short one
+# A word longer than this in a table cell may wrap anywhere, so that a sacreBLEU signature (one
+# word of 60 characters) leaves the table as narrow as a phone's screen, its last column seen.
+LONG_WORD = 24
 ImageData = bytes | str | os.PathLike
 
 
@@ -135,7 +141,11 @@ def flatten(config: Mapping, prefix: str = "") -> list[tuple[str, object]]:
 
 def _cell(value: object, tag: str) -> str:
     text = str(value)
-    css = ' class="num"' if NUMBER.fullmatch(text) and tag == "td" else ""
+    css = ""
+    if tag == "td" and NUMBER.fullmatch(text):
+        css = ' class="num"'
+    elif tag == "td" and len(max(text.split() or [""], key=len)) > LONG_WORD:
+        css = ' class="long"'  # e.g. a sacreBLEU signature: it may wrap anywhere
     return f"<{tag}{css}>{html.escape(text)}</{tag}>"
 
 
