@@ -115,6 +115,8 @@ class Mechanism(nn.Module):
 
     samples: ClassVar[bool] = False
     local: ClassVar[bool] = False
+    # how it reads in eval mode: only a mechanism that samples reads another way (set_eval_mode)
+    eval_mode: Literal["expectation", "argmax"] = "expectation"
 
     def set_eval_mode(self, mode: Literal["expectation", "argmax"]) -> None:
         """How a mechanism that samples reads in eval mode (see HardAttention); the others

@@ -27,6 +27,7 @@ from . import (
     data,
     demo,
     evaluate,
+    explain,
     export,
     lm,
     plot,
@@ -36,8 +37,8 @@ from . import (
     translate,
 )
 
-COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, report, lm, caption, compare,
-                  serve, export, average, align, config)
+COMMAND_GROUPS = (demo, train, data, translate, evaluate, plot, explain, report, lm, caption,
+                  compare, serve, export, average, align, config)
 
 
 class SubCommands(argparse._SubParsersAction):

@@ -42,11 +42,13 @@ class RecurrentDecoder(nn.Module):
     """Embedding + subclass-specific recurrence + output layer."""
 
     output: OutputLayer
+    attention: AttentionLayer | None  # None here; the attending decoders set theirs
 
     def __init__(self, vocab_size: int, embedding_dim: int, dropout: float, pad_id: int):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_id)
         self.dropout = nn.Dropout(dropout)
+        self.attention = None
 
     def start(self, encoded: EncoderOutput) -> DecoderState:
         raise NotImplementedError
@@ -117,6 +119,8 @@ class BahdanauDecoder(RecurrentDecoder):
     s_0 = tanh(W_s h_1(backward)); deep output tanh(L [s_t; E y_{t-1}; c_t]) -> logits.
     Attention depends on s_{t-1}, so the recurrence runs step by step."""
 
+    attention: AttentionLayer
+
     def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int, key_dim: int,
                  init_dim: int, attention: AttentionLayer, *, layers: int, rnn: str,
                  dropout: float, output_dim: int, tied: bool, pad_id: int):
@@ -157,6 +161,8 @@ class LuongDecoder(RecurrentDecoder):
     c_t from score(h_t, h_s), h~_t = tanh(W_c [c_t; h_t]), logits = W_s h~_t.
     Without input feeding the RNN runs over the whole target at once and attention for every t
     is one batched call."""
+
+    attention: AttentionLayer
 
     def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int, key_dim: int,
                  init_dim: int, attention: AttentionLayer, *, layers: int, rnn: str,

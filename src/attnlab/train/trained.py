@@ -56,6 +56,7 @@ class Run:
     ensembles: ClassVar[bool] = False    # load takes a list of runs (their ensemble)
     reports: ClassVar[bool] = False      # it has .report(output, ...): an HTML page
     reads: ClassVar[bool] = False        # it has .read(sentence): an LSTMN's reading
+    explains: ClassVar[bool] = False     # it has .explain(sentence): attention and attributions
     _every_verb: ClassVar[set[str]] = set()
 
     path: Path

@@ -21,8 +21,11 @@ from typing import Any, ClassVar, cast
 
 import torch
 
+from attnlab.data.vocab import EOS_ID
 from attnlab.decode import Ensemble
 from attnlab.errors import CheckpointError, UserError
+from attnlab.explain.attribution import METHODS, STEPS
+from attnlab.explain.explanation import Explanation, explain_pair, method_names
 from attnlab.models import Seq2Seq, build_model
 from attnlab.models.quantize import quantize_int8
 from attnlab.train.runs import listed, load_weights, open_run
@@ -33,6 +36,7 @@ from .config import DecodeConfig, RunConfig
 from .corpus import Vocabularies
 from .ensemble import check_same_vocabularies, with_member_attention
 from .evaluate import Evaluation
+from .labels import sentence_pieces
 from .translate import TranslationResult, iter_translate, translate
 from .unknown import UnknownWords, read_dictionary
 
@@ -49,7 +53,8 @@ class TranslationRun(Run):
     task: ClassVar[str] = "translation"
     kind: ClassVar[str] = "a translation model"
     verbs: ClassVar[dict[str, str]] = {"translate": ".translate(lines)",
-                                       "stream": ".stream(lines)"}
+                                       "stream": ".stream(lines)",
+                                       "explain": ".explain(sentence)"}
     evaluate_options: ClassVar[tuple[str, ...]] = (
         "src", "ref", "align_gold", "align_format", "rwth", "no_rwth", "buckets")
     evaluate_outputs: ClassVar[tuple[str, ...]] = ("hypotheses", "bucket_plot")
@@ -59,6 +64,7 @@ class TranslationRun(Run):
     ensembles: ClassVar[bool] = True
     reports: ClassVar[bool] = True
     reads: ClassVar[bool] = True        # with an LSTMN encoder (else read says so)
+    explains: ClassVar[bool] = True
 
     config: RunConfig
     model: Seq2Seq
@@ -247,6 +253,39 @@ class TranslationRun(Run):
             lines.append(f"note: {note}; plot a shorter sentence (or --words rather than "
                          f"--pieces) to read every label")
         return lines
+
+    def explain(self, sentence: str, target: str | None = None, *,
+                methods: Sequence[str] = METHODS, steps: int = STEPS,
+                decode: DecodeConfig | None = None, **overrides: Any) -> Explanation:
+        """Attention beside three attributions of one output (attnlab.explain): of the
+        translation of `sentence` (decoded with `decode` and `overrides`, as translate), or of
+        `target` when given (forced). `methods`: any of gradient, integrated_gradients,
+        erasure; `steps`: integrated gradients' points."""
+        if self.members:
+            raise UserError("explain attributes one model's output to its own source "
+                            "embeddings: give one run, not an ensemble")
+        try:
+            methods = method_names(methods)
+        except ValueError as error:
+            raise UserError(str(error)) from None
+        if steps < 1:
+            raise UserError(f"integrated gradients needs at least 1 step, not {steps}")
+        if not sentence.strip():
+            raise UserError("explain needs a sentence: the input is empty")
+        source_ids = self.vocabs.src.encode(sentence)
+        limit = self.model.max_source_length
+        if limit is not None and len(source_ids) + 1 > limit:
+            raise UserError(f"the sentence has {len(source_ids) + 1} source positions (EOS "
+                            f"included); this model reads at most {limit}")
+        if target is None:
+            result = self.translate([sentence], decode, **overrides)[0]
+            text, target_ids = result.text, [i for i in result.tokens if i != EOS_ID]
+        else:
+            text, target_ids = target, self.vocabs.tgt.encode(target)
+        target_pieces = [*(self.vocabs.tgt.id_to_piece(i) for i in target_ids), "</s>"]
+        return explain_pair(self.model, sentence, source_ids, text, target_ids,
+                            sentence_pieces(self.vocabs.src, sentence), target_pieces,
+                            methods=methods, steps=steps)
 
     def read(self, sentence: str) -> SentenceReading:
         """How an LSTMN encoder reads `sentence`: tokens and weights (layers, S, S)."""

@@ -1,0 +1,154 @@
+"""What each source position did for each output token, measured on the model rather than read
+off its attention: three attributions of log p(y_t | y_<t, x) to the source embeddings, each a
+(T, S) array shaped like attention (row t: target token t, EOS last; column s: source piece s,
+EOS last), all from captum (Kokhlikyan et al. 2020).
+
+- gradient: gradient x input (Shrikumar et al. 2016; Ding, Xu & Koehn 2019 read alignments off
+  it), summed over the embedding: the first-order change of log p(y_t) when position s's
+  embedding is scaled towards zero.
+- integrated_gradients (Sundararajan et al. 2017): the same integrated along the straight line
+  from a baseline source whose every embedding is zero (the padding's; the mask, so the length,
+  unchanged) to the real one, in `steps` Gauss-Legendre points; a row sums to log p(y_t | x)
+  - log p(y_t | baseline) up to the integral's error (completeness).
+- erasure (Li, Monroe & Jurafsky 2016): position s's embedding replaced by the zero baseline,
+  the drop in log p(y_t). Replaced, not deleted: deleting would move every later position, and
+  local attention and the location score read positions.
+
+The target is forced (teacher forcing in eval mode), so attention and the attributions describe
+the same output. Every method is batched over the target steps: row t of a batch of T copies
+asks for step t, so one pass (one per position for erasure, one per point for integrated
+gradients, chunked) serves the whole sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from captum.attr import LayerFeatureAblation, LayerGradientXActivation, LayerIntegratedGradients
+from torch import Tensor, nn
+
+from attnlab.attention import as_dense
+from attnlab.data import collate
+from attnlab.data.vocab import PAD_ID
+from attnlab.models import Seq2Seq
+
+METHODS = ("gradient", "integrated_gradients", "erasure")
+LABELS = {"attention": "attention", "gradient": "gradient x input",
+          "integrated_gradients": "integrated gradients", "erasure": "erasure"}
+STEPS = 32      # integrated gradients' points: rows meet completeness to about 1e-3 on the demo
+CHUNK = 512     # sequences per forward pass: bounds memory for long sentences
+
+
+@dataclass(frozen=True)
+class ForcedPair:
+    """One (source, target) pair as the model reads it: src (1, S) with EOS, tgt_in (1, T)
+    from BOS, tgt_out (1, T) ending in EOS."""
+
+    src: Tensor
+    src_mask: Tensor
+    tgt_in: Tensor
+    tgt_out: Tensor
+
+    @classmethod
+    def of(cls, source_ids: Sequence[int], target_ids: Sequence[int],
+           device: torch.device) -> ForcedPair:
+        batch = collate([(source_ids, target_ids)]).to(device)
+        return cls(batch.src, batch.src_mask, batch.tgt_in, batch.tgt_out)
+
+    @property
+    def steps(self) -> int:
+        return int(self.tgt_in.shape[1])
+
+    @property
+    def positions(self) -> int:
+        return int(self.src.shape[1])
+
+
+def source_embedding(model: Seq2Seq) -> nn.Embedding:
+    """The layer whose output is attributed: the encoder's token embedding."""
+    embedding = model.encoder.embedding
+    if not isinstance(embedding, nn.Embedding):
+        raise TypeError(f"{type(model.encoder).__name__} has no token embedding to attribute to")
+    return embedding
+
+
+def step_log_probs(model: Seq2Seq, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
+                   tgt_out: Tensor) -> Tensor:
+    """log p(y_t | y_<t, x) of every forced target token: (B, T)."""
+    out = model.all_positions(src, src_mask, tgt_in)
+    scores = out.logits if model.outputs_log_probs else out.logits.log_softmax(-1)
+    return scores.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)
+
+
+def forced_attention(model: Seq2Seq, pair: ForcedPair) -> np.ndarray | None:
+    """The attention of the forced pass, dense (T, S), or None for a model without it."""
+    with torch.no_grad():
+        out = model.all_positions(pair.src, pair.src_mask, pair.tgt_in)
+    if out.attention is None:
+        return None
+    dense: np.ndarray = as_dense(out.attention, pair.positions)[0].float().cpu().numpy()
+    return dense
+
+
+def attribute(model: Seq2Seq, pair: ForcedPair, method: str, *,
+              steps: int = STEPS) -> np.ndarray:
+    """`method`'s relevance of every source position to every target token: (T, S), float64
+    of the model's dtype. The model should be in eval mode (dropout off, hard attention
+    deterministic); its parameters get no gradient."""
+    if method not in METHODS:
+        raise ValueError(f"unknown attribution {method!r}: one of {', '.join(METHODS)}")
+    T, S = pair.steps, pair.positions
+    layer = source_embedding(model)
+    rows = torch.arange(T, device=pair.src.device)   # row t of the batch asks for step t
+    src = pair.src.expand(T, S)
+    extra = (pair.src_mask.expand(T, S), pair.tgt_in.expand(T, -1),
+             pair.tgt_out.expand(T, -1), rows)
+
+    def chosen(src: Tensor, src_mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
+               rows: Tensor) -> Tensor:
+        scores = step_log_probs(model, src, src_mask, tgt_in, tgt_out)   # (B', T)
+        return scores.gather(1, rows.unsqueeze(1)).squeeze(1)           # (B',)
+
+    with frozen(model):
+        if method == "gradient":
+            per_dim = LayerGradientXActivation(chosen, layer).attribute(
+                src, additional_forward_args=extra)                       # (T, S, E)
+            values = per_dim.sum(-1)
+        elif method == "integrated_gradients":
+            baseline = torch.full_like(src, PAD_ID)   # zero embeddings (padding_idx's row)
+            per_dim = LayerIntegratedGradients(chosen, layer).attribute(
+                src, baselines=baseline, additional_forward_args=extra, n_steps=steps,
+                method="gausslegendre", internal_batch_size=max(1, CHUNK // T) * T)
+            values = per_dim.sum(-1)
+        else:
+            # one feature per source position: every embedding dimension of it together
+            positions = torch.arange(S, device=src.device).view(1, S, 1)
+            values = LayerFeatureAblation(chosen, layer).attribute(
+                src, additional_forward_args=extra, layer_baselines=0.0,
+                layer_mask=positions, perturbations_per_eval=max(1, CHUNK // T))
+            values = values[..., 0] if values.dim() == 3 else values        # (T, S)
+    result: np.ndarray = values.detach().double().cpu().numpy()
+    return result
+
+
+class frozen:
+    """Eval mode with parameters that need no gradient, restored afterwards: attribution
+    differentiates with respect to the embeddings' outputs only."""
+
+    def __init__(self, model: nn.Module):
+        self.model = model
+
+    def __enter__(self) -> None:
+        self.training = self.model.training
+        self.needed = [p.requires_grad for p in self.model.parameters()]
+        self.model.eval()
+        for parameter in self.model.parameters():
+            parameter.requires_grad_(False)
+
+    def __exit__(self, *exc: object) -> None:
+        for parameter, needed in zip(self.model.parameters(), self.needed, strict=True):
+            parameter.requires_grad_(needed)
+        self.model.train(self.training)

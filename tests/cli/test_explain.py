@@ -1,0 +1,61 @@
+"""`attnlab explain` and `run.explain`: attention beside the three attributions of one output,
+as a figure, a table and JSON."""
+
+import json
+
+import numpy as np
+import pytest
+
+import attnlab
+from attnlab.cli import main
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_explain_prints_json_of_every_view_and_draws_them(dates_run, tmp_path, capsys):
+    figure = tmp_path / "explain.png"
+    assert main(["explain", "--run", str(dates_run), "5 mars 2003", "--format", "json",
+                 "--steps", "4", "--output", str(figure)]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert set(found["views"]) == {"attention", "gradient", "integrated_gradients", "erasure"}
+    rows, cols = len(found["target_pieces"]), len(found["source_pieces"])
+    assert found["source_pieces"][-1] == found["target_pieces"][-1] == "</s>"
+    for values in found["views"].values():
+        assert np.asarray(values).shape == (rows, cols)
+    assert np.allclose(np.asarray(found["views"]["attention"]).sum(1), 1.0)
+    assert found["integrated_gradients_steps"] == 4
+    assert figure.read_bytes().startswith(PNG)
+
+
+def test_explain_text_names_each_output_pieces_links(dates_run, tmp_path, capsys):
+    assert main(["explain", "--run", str(dates_run), "5 mars 2003", "--method", "erasure",
+                 "--output", str(tmp_path / "x.png")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("5 mars 2003 -> ")
+    assert out[1].split() == ["output", "piece", "attention", "erasure"]
+    assert out[-1] == f"figure: {tmp_path / 'x.png'}"
+
+
+def test_a_forced_target_is_explained_as_given(dates_run):
+    run = attnlab.load(dates_run)
+    found = run.explain("5 mars 2003", "2003-03-05", methods=["gradient"])
+    assert found.text == "2003-03-05"
+    assert found.target_pieces == [*"2003-03-05", "</s>"]
+    assert found.views["gradient"].shape == (11, len("5 mars 2003") + 1)
+    assert len(found.log_probs) == 11 and all(p <= 0 for p in found.log_probs)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--method", "saliency"], "--method: invalid choice 'saliency'"),
+    (["--steps", "0"], "--steps: must be from 1 to 1024"),
+    (["--output", "x.svg"], "the explanation figure is a .png file"),
+])
+def test_bad_options_are_one_sentence(dates_run, tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(["explain", "--run", str(dates_run), "5 mars 2003", *args])
+    except SystemExit as exit:
+        code = exit.code
+    assert code != 0
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # nothing written
