@@ -2,7 +2,9 @@
 run, without the training state, refused where it would replace something it should not."""
 
 import json
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 from safetensors.torch import load_file
@@ -34,8 +36,11 @@ def test_the_model_directory_is_a_run_with_weights_only(dates_run, exported):
     assert folder_bytes(model) < folder_bytes(dates_run)
     assert (model / "best/model.safetensors").read_bytes() == \
         (dates_run / "best/model.safetensors").read_bytes()
-    for name in ("config.json", "src_vocab.json", "tgt_vocab.json", "metrics.jsonl"):
+    for name in ("src_vocab.json", "tgt_vocab.json", "metrics.jsonl"):
         assert (model / name).read_bytes() == (dates_run / name).read_bytes()
+    config, trained = (json.loads((path / "config.json").read_text()) for path in (model,
+                                                                                    dates_run))
+    assert config == {**trained, "data": {**trained["data"], "dir": config["data"]["dir"]}}
     meta, source = (RunDir(path).read_meta("best") for path in (model, dates_run))
     assert list(meta["files"]) == ["model.safetensors"]
     assert meta["files"]["model.safetensors"] == source["files"]["model.safetensors"]
@@ -45,12 +50,15 @@ def test_the_model_directory_is_a_run_with_weights_only(dates_run, exported):
 
 
 def test_translate_evaluate_plot_and_report_read_it_as_the_run(dates_run, dates_data, exported,
-                                                               tmp_path, capsys):
+                                                               tmp_path, capsys, monkeypatch):
+    """Each command run inside the folder, where the model's data paths (relative to it) lead
+    to the run's data."""
     model = exported(dates_run)
     (tmp_path / "in.txt").write_text("\n".join(LINES) + "\n", encoding="utf-8")
     src, ref = dates_data / "test.src", dates_data / "test.tgt"
     outputs = {}
     for name, run in (("run", dates_run), ("model", model)):
+        monkeypatch.chdir(run)
         out = tmp_path / name
         out.mkdir()
         assert cli(capsys, "translate", "--run", run, "--input", tmp_path / "in.txt",
@@ -64,6 +72,9 @@ def test_translate_evaluate_plot_and_report_read_it_as_the_run(dates_run, dates_
         report = (out / "report.html").read_text(encoding="utf-8")
 
         def paths_named(text, run=run, out=out):
+            # the config's data.dir: the run's absolute path shown by its name ("…/dates0"), the
+            # model's relative to it ("../../dates0"), as config.json has it
+            text = re.sub(r"<td>data\.dir</td><td>[^<]*</td>", "<td>data.dir</td>DATA", text)
             return text.replace(str(out), "OUT").replace(str(run), "RUN")
 
         outputs[name] = {"hyp": (out / "hyp.txt").read_text(encoding="utf-8"),
@@ -118,6 +129,28 @@ def test_model_card_says_what_the_model_is_and_how_to_train_it_again(dates_run, 
         assert expected in card, expected
     # The command in the card trains this config: config.json loads as the run's config.
     assert load_config(model / "config.json", RunConfig) == trained.config
+
+
+@pytest.mark.parametrize("name", ["dates_run", "caption_run", "lm_run"])
+def test_the_model_names_no_folder_of_the_machine_that_trained_it(name, request, exported):
+    """The runs were trained on absolute paths (pytest's temporary folders): the model
+    directory writes them relative to itself."""
+    run = request.getfixturevalue(name)
+    model = exported(run)
+    trained = json.loads((run / "config.json").read_text())["data"]
+    data = json.loads((model / "config.json").read_text())["data"]
+    rewritten = [key for key, value in trained.items()
+                 if isinstance(value, str) and value.startswith("/")]
+    assert rewritten  # the fixture trained on absolute paths
+    for key in rewritten:
+        assert not data[key].startswith("/")
+        assert (model / data[key]).resolve() == Path(trained[key]).resolve()
+    root = str(run.parent.parent)  # the session's temporary folder: every path above holds it
+    for path in model.rglob("*"):
+        if path.is_file() and path.suffix in {".json", ".jsonl", ".md"}:
+            assert root not in path.read_text(encoding="utf-8"), path.name
+    card = (model / "MODEL.md").read_text(encoding="utf-8")
+    assert f"`data.{rewritten[0]}`" in card and "relative to this folder" in card
 
 
 def test_an_existing_folder_is_refused_unless_it_is_an_export_and_overwrite(dates_run, tmp_path,

@@ -84,10 +84,12 @@ def test_load_captions_files_and_pil_images(caption_run, shapes_data, exported):
 
 
 def test_caption_commands_read_the_model_directory(caption_run, shapes_data, exported, tmp_path,
-                                                   capsys):
+                                                   capsys, monkeypatch):
+    """Run inside the folder, where the model's data paths (relative to it) lead to the data."""
     model, image = exported(caption_run), sorted((shapes_data / "images").glob("*.png"))[0]
     printed = {}
     for name, run in (("run", caption_run), ("model", model)):
+        monkeypatch.chdir(run)
         assert main(["caption", "predict", "--run", str(run), str(image)]) == 0
         assert main(["evaluate", "--run", str(run), "--output",
                      str(tmp_path / f"{name}.json")]) == 0

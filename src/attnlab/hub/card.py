@@ -4,7 +4,7 @@ the exported step, what it was trained on, the command that trains it again, how
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from attnlab.config import config_from_dict
@@ -17,7 +17,8 @@ class CardFacts:
     """What the card says: kind (the task), name (the model folder's), config (config.json as
     plain data), meta (the exported meta.json), parameters (count), checkpoint (the run's
     checkpoint it came from), files [(path in the folder, bytes)], validated (the step of the
-    validation its metrics come from, when the run's metrics.jsonl says)."""
+    validation its metrics come from, when the run's metrics.jsonl says), relative (the config's
+    keys whose absolute paths the export wrote relative to the run directory)."""
 
     kind: Recipe
     name: str
@@ -27,6 +28,7 @@ class CardFacts:
     checkpoint: str
     files: list[tuple[str, int]]
     validated: int | None = None
+    relative: list[str] = field(default_factory=list)
 
 
 def model_card(facts: CardFacts) -> str:
@@ -89,8 +91,15 @@ def _data(facts: CardFacts) -> str:
     data = facts.config.get("data", {})
     rows = [(f"data.{key}", f"`{json.dumps(value, ensure_ascii=False)}`")
             for key, value in data.items()]
-    return "\n".join(["## Data", "", "As the run's config gives it (paths as they were on the "
-                      "machine that trained it):", "", *_table(("setting", "value"), rows)])
+    if facts.relative:
+        keys = ", ".join(f"`{key}`" for key in facts.relative)
+        paths = (f"As the run's config gives it, but for the paths of the machine that trained "
+                 f"it ({keys}): they are written relative to this folder as it was exported "
+                 f"(`..` is the folder above it), so commands run in this folder on that machine "
+                 f"find the data; elsewhere, give the commands the data files.")
+    else:
+        paths = "As the run's config gives it (a relative path is from where it was trained):"
+    return "\n".join(["## Data", "", paths, "", *_table(("setting", "value"), rows)])
 
 
 def _reproduce(facts: CardFacts) -> str:

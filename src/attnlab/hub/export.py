@@ -1,7 +1,7 @@
 """`attnlab export`: a trained run as a self-contained model directory, to hand over.
 
     models/x/
-      config.json          the run's experiment config
+      config.json          the run's experiment config, absolute paths made relative to x/
       src_vocab.json ...   the task's files (vocabularies, sentencepiece models)
       metrics.jsonl        the run's training curves (when it has them)
       best/                model.safetensors (the exported checkpoint's weights) and meta.json
@@ -37,6 +37,8 @@ from .card import CardFacts, model_card
 
 CARD_FILE = "MODEL.md"
 CHECKPOINT = "best"  # the model directory's one checkpoint, whichever the run's it came from
+# Paths kept as they are: loading reads them (the ResNet is built from its file, then replaced)
+NEEDED_TO_LOAD = {"model.encoder.weights"}
 
 
 @dataclass
@@ -128,7 +130,9 @@ def _write_model(run: RunDir, name: str, kind: Recipe, folder: Path, title: str,
     and MODEL.md; returns the meta written."""
     os.chmod(folder, 0o777 & ~_umask())  # mkdtemp's folder is private; a model is to share
     # config.json in the current format (a run of the format before is upgraded as it is read)
-    _write_text(folder / "config.json", json.dumps(run.read_config(), indent=2) + "\n")
+    # relative to the temporary folder: it lies beside the output, so they are the same
+    config, relative = portable_config(run.read_config(), folder)
+    _write_text(folder / "config.json", json.dumps(config, indent=2) + "\n")
     copied = [file for file in (*kind.run_files, METRICS_FILE) if run.file(file).is_file()]
     for file in copied:
         _copy(run.file(file), folder / file)
@@ -142,10 +146,31 @@ def _write_model(run: RunDir, name: str, kind: Recipe, folder: Path, title: str,
     files = [(path.relative_to(folder).as_posix(), path.stat().st_size)
              for path in sorted(folder.rglob("*")) if path.is_file()]
     validated = _validated_at(run.file(METRICS_FILE), meta.get("step"))
-    card = model_card(CardFacts(kind, title, run.read_config(), meta, parameters, name,
-                                files, validated))
+    card = model_card(CardFacts(kind, title, config, meta, parameters, name, files, validated,
+                                relative))
     _write_text(folder / CARD_FILE, card)
     return meta
+
+
+def portable_config(config: dict, model: Path) -> tuple[dict, list[str]]:
+    """The config with each absolute path (data.dir, data.json, ...) written relative to the
+    model directory (itself a run directory), so a shared model names no folder of the machine
+    that trained it, and commands run inside it on that machine still find the data; returns
+    it with the dotted keys rewritten. A path loading reads (NEEDED_TO_LOAD) is kept."""
+    base, rewritten = os.path.abspath(model), []
+
+    def portable(value: object, key: str) -> object:
+        if isinstance(value, dict):
+            return {name: portable(item, f"{key}{name}.") for name, item in value.items()}
+        if not isinstance(value, str) or not os.path.isabs(value) or key[:-1] in NEEDED_TO_LOAD:
+            return value
+        rewritten.append(key[:-1])
+        try:
+            return Path(os.path.relpath(value, base)).as_posix()
+        except ValueError:  # another drive (Windows): no relative path, the name alone
+            return Path(value).name
+
+    return cast(dict, portable(config, "")), rewritten
 
 
 def _validated_at(metrics: Path, step: int | None) -> int | None:
