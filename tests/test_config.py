@@ -224,3 +224,13 @@ def test_caption_and_lm_sizes_are_checked_too():
         load_config({"data": {"image_size": 0}}, CaptionConfig)
     with pytest.raises(ConfigError, match="model.hidden_dim: must be positive, got 0"):
         load_config({"model": {"hidden_dim": 0}}, LMRunConfig)
+
+
+def test_decode_penalties_past_their_range_are_refused_as_the_config_loads():
+    """alpha and beta above 10 are refused by the YAML's checks, before a run folder exists,
+    not at the first validation (attnlab.decode.penalties's ALPHA_MAX, BETA_MAX)."""
+    from attnlab.translation.config import RunConfig
+
+    for key in ("alpha", "beta"):
+        with pytest.raises(ConfigError, match=f"decode.{key}: must be from 0 to 10, got 20"):
+            config_from_dict({"decode": {key: 20}}, RunConfig)

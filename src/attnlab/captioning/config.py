@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from attnlab.config import at_least, positive
+from attnlab.config import between, positive
 from attnlab.decode.settings import Overridable
 from attnlab.models.config import CaptionerConfig
 from attnlab.train.config import ExperimentConfig
@@ -48,7 +48,7 @@ class DecodeConfig(Overridable):
 
     beam: int = field(default=3, metadata=positive())
     # GNMT length penalty exponent; 0 ranks by log-probability
-    alpha: float = field(default=0.0, metadata=at_least(0))
+    alpha: float = field(default=0.0, metadata=between(0, 10))
     # How a hard-attention model reads at test time: the soft expectation (as Xu et al.'s code
     # does) or only its most likely location, a_argmax (a truly hard, deterministic read).
     hard_attention: Literal["expectation", "argmax"] = "expectation"

@@ -73,6 +73,14 @@ class Parser(argparse.ArgumentParser):
             raise argparse.ArgumentError(None, f"unknown command {value!r}; {hint}")
         raise argparse.ArgumentError(action, f"invalid choice {value!r}; {hint}")
 
+    def _get_value(self, action, text):
+        try:
+            return super()._get_value(action, text)
+        except argparse.ArgumentError:
+            # a value its type refused ("--beta: must be from 0 to 10"): the sentence says it
+            self._one_line_error = True
+            raise
+
     def error(self, message):
         if not self._one_line_error:
             super().error(message)

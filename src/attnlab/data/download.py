@@ -113,6 +113,9 @@ def _fetch_one(name: str, sha256: str, path: Path, source: _Source, renames: Exi
 
 
 def _check_local_copy(directory: Path, checksums: Mapping[str, str]) -> None:
+    if directory.exists() and not directory.is_dir():
+        raise DataError(f"--from {directory} is a file; --from wants the folder that holds the "
+                        f"data's files")
     if not directory.is_dir():
         raise DataError(f"--from {directory}: no such directory")
     missing = [name for name in checksums if not (directory / name).is_file()]

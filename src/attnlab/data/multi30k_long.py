@@ -88,6 +88,9 @@ def _check_options(seed: int, max_join: int) -> None:
 def find_splits(source_dir: Path, pair: tuple[str, str]) -> dict[str, tuple[Path, Path]]:
     """{split: (source file, target file)} for every `<split>.<language>[.gz]` of `pair` in
     `source_dir`: Multi30k's splits first, then the others by name."""
+    if source_dir.exists() and not source_dir.is_dir():
+        raise DataError(f"--from {source_dir} is a file; --from wants the folder that holds the "
+                        f"data's files")
     if not source_dir.is_dir():
         raise DataError(f"--from {source_dir}: no such directory")
     found: dict[str, dict[str, Path]] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from attnlab.config import at_least, fraction, positive
+from attnlab.config import at_least, between, fraction, positive
 from attnlab.decode import Penalty
 from attnlab.decode.settings import Overridable
 from attnlab.errors import ConfigError
@@ -64,9 +64,9 @@ class DecodeConfig(Overridable):
     # ** alpha; average, log P / |y|; none, log P alone
     length_penalty: Literal["gnmt", "average", "none"] = "gnmt"
     # GNMT length penalty ((5 + |y|) / 6) ** alpha
-    alpha: float = field(default=1.0, metadata=at_least(0))
+    alpha: float = field(default=1.0, metadata=between(0, 10))  # attnlab.decode.ALPHA_MAX
     # GNMT coverage penalty beta * sum_i log(min(sum_j a_ji, 1)) (Wu et al. 2016); 0 = off
-    beta: float = field(default=0.0, metadata=at_least(0))
+    beta: float = field(default=0.0, metadata=between(0, 10))  # attnlab.decode.BETA_MAX
     # output at most ratio * source length + max_len_extra pieces
     max_len_ratio: float = field(default=1.5, metadata=at_least(0))
     max_len_extra: int = field(default=5, metadata=at_least(0))

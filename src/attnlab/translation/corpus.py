@@ -197,7 +197,7 @@ def cached_vocabularies(config: DataConfig, digests: list[str],
 
     start = time.monotonic()
     folder, built = cached_folder(cache_dir("vocabularies"), cache_key(description), build,
-                                  Vocabularies.exist_in)
+                                  Vocabularies.exist_in, log)
     how = f"trained in {time.monotonic() - start:.1f} s" if built else "reused"
     log(f"vocabularies: {folder} ({how})")
     return folder
@@ -229,7 +229,7 @@ def cached_store(config: DataConfig, paths: tuple[Path, Path], digests: list[str
 
     start = time.monotonic()
     folder, built = cached_folder(cache_dir("pairs"), cache_key(description), build,
-                                  is_complete)
+                                  is_complete, log)
     how = f"encoded in {time.monotonic() - start:.1f} s" if built else "reused"
     log(f"training pairs: {folder} ({how})")
     return PairStore(folder)
