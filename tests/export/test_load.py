@@ -183,7 +183,7 @@ def test_a_search_cut_short_says_at_least(tmp_path, monkeypatch):
 @pytest.mark.slow
 @pytest.mark.parametrize(("run", "verb", "says"), [
     ("dates_run", "caption", "this is a translation model, which has no .caption(): use "
-                             ".translate(lines) or .stream(lines)"),
+                             ".translate(lines) or .stream(lines) or .explain(sentence)"),
     ("caption_run", "translate", "this is a captioning model, which has no .translate(): use "
                                  ".caption(images)"),
     ("lm_run", "translate", "this is a language model, which has no .translate(): use "
