@@ -47,6 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.recipes import load, recipe_of_run
+    from attnlab.viz.heatmap import token_label  # a space shows as "␣", not as nothing
 
     run_class = recipe_of_run(args.run, args.checkpoint).run_class
     if not run_class.explains:
@@ -70,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
     print("output piece".ljust(16) + "".join(view.replace("_", " ")[:22].ljust(24)
                                             for view in views))
     for row, piece in enumerate(found.target_pieces):
-        cells = [found.source_pieces[links[view][row][0]] for view in views]
-        print(piece[:15].ljust(16) + "".join(cell[:22].ljust(24) for cell in cells))
+        cells = [token_label(found.source_pieces[links[view][row][0]]) for view in views]
+        print(token_label(piece)[:15].ljust(16)
+              + "".join(cell[:22].ljust(24) for cell in cells))
     print(f"figure: {output}")
     return 0
 
