@@ -1,9 +1,15 @@
 """A translation model in words: `describe` (the few words every report, card, page and log
-uses) and `architecture` (the model card's rows)."""
+uses), `describe_run` (those and what its data holds), and `architecture` (the model card's
+rows)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from attnlab.models import ModelConfig
+
+from .config import RunConfig
 
 
 def describe(model: ModelConfig) -> str:
@@ -17,6 +23,25 @@ def describe(model: ModelConfig) -> str:
     if encoder.kind == "lstmn":
         text += f"; lstmn encoder / {encoder.score}"
     return text
+
+
+def trained_on(config: RunConfig) -> str | None:
+    """What the run's data folder says it holds, in its meta.json's "world" (the dates task
+    writes one: "dates of 1000-2099 (50% of them 1950-2049) and 5% not dates"); None when the
+    folder is not there or says nothing."""
+    try:
+        meta = json.loads((Path(config.data.dir) / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    world = meta.get("world") if isinstance(meta, dict) else None
+    return world if isinstance(world, str) and world else None
+
+
+def describe_run(config: RunConfig) -> str:
+    """"bahdanau / additive, global; trained on dates of 1000-2099 (...)", or `describe` alone
+    when the data says nothing of itself."""
+    world = trained_on(config)
+    return describe(config.model) + (f"; trained on {world}" if world else "")
 
 
 def layers(count: int) -> str:
