@@ -4,6 +4,7 @@
 
 import { ApiError } from "./api.js";
 import { downloadBar } from "./download.js";
+import { fitFigure } from "./fit.js";
 import { heatmap } from "./heatmap.js";
 import { joinTokens, stack } from "./svg.js";
 
@@ -138,7 +139,7 @@ export class TranslationResults {
         textContent: "No attention to draw for this run: only its translation." });
       figure.replaceChildren(note);
     } else {
-      figure.replaceChildren(map.svg);
+      fitFigure(figure, map.svg); // smaller to fit, or a scroll that says so
       this.slider.max = hypothesis.tokens.length;
       this.slider.value = hypothesis.tokens.length;
       this.step(hypothesis.tokens.length);
