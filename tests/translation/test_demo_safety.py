@@ -141,6 +141,13 @@ def test_the_demo_says_which_dates_it_knows(finished_demo):
     assert trained_on(run.config) == world
     assert describe_run(run.config) == f"bahdanau / additive, global; trained on {world}"
     assert world in (finished_demo / "data" / "meta.json").read_text(encoding="utf-8")
+    # issue 36: the model is taught to answer "not a date" (no links) for sources that are none
+    data = finished_demo / "data"
+    pairs = zip(*((data / f"train.{kind}").read_text(encoding="utf-8").split("\n")[:-1]
+                  for kind in ("src", "tgt", "align")), strict=True)
+    not_dates = [(source, links) for source, target, links in pairs if target == "not a date"]
+    assert 0.02 * 480 < len(not_dates) < 0.08 * 480  # 14 with seed 1
+    assert all(links == "" for _, links in not_dates)
 
 
 def test_a_run_whose_data_says_nothing_is_described_by_its_model(tmp_path):
