@@ -59,3 +59,45 @@ def test_bad_options_are_one_sentence(dates_run, tmp_path, capsys, monkeypatch, 
     assert code != 0
     assert message in capsys.readouterr().err
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def dates_gold(dates_data, pairs=30):
+    from attnlab.translation.alignment.golds import gold_from_file
+
+    sources = (dates_data / "test.src").read_text(encoding="utf-8").splitlines()[:pairs]
+    targets = (dates_data / "test.tgt").read_text(encoding="utf-8").splitlines()[:pairs]
+    return gold_from_file(dates_data / "test.align", sources, targets, first_lines=True)
+
+
+def test_every_extraction_is_scored_and_attentions_agrees_with_its_aer(dates_run, dates_data):
+    from attnlab.translation.alignment.extractions import extraction_scores
+    from attnlab.translation.alignment.from_attention import score_alignments
+
+    run, gold = attnlab.load(dates_run), dates_gold(dates_data)
+    scores = extraction_scores(run, gold, steps=4)
+    assert set(scores.counts) == {"attention", "attention >= 0.3", "gradient",
+                                  "integrated_gradients", "erasure", "diagonal"}
+    assert scores.pairs == 30 and scores.skipped == 0 and scores.unit == "characters"
+    attention = score_alignments(run, gold)        # the AER evaluate and compare report
+    assert scores.counts["attention"] == attention.counts
+    assert scores.counts["diagonal"] == attention.diagonal_counts
+    assert all(0 <= scores.aer(name) <= 1 for name in scores.counts)
+
+
+def test_the_faithfulness_summary_counts_every_step(dates_run, dates_data):
+    from attnlab.explain.intervene import attention_layer
+    from attnlab.translation.faithfulness import faithfulness, uniform_translations
+
+    run = attnlab.load(dates_run)
+    sources = dates_gold(dates_data, 5).sources
+    summary = faithfulness(run, sources, limit=5, adversarial=2)
+    own = run.translate(sources, beam=1)
+    assert summary.sentences == 5
+    assert summary.steps == sum(len([i for i in r.tokens if i != 3]) + 1 for r in own)
+    assert all(0 <= rate <= 1 for rate in summary.rates().values())
+    assert len(summary.permutation_tvd) == 5 and len(summary.adversarial_jsd) == 2
+    assert set(summary.agreement) <= {"gradient", "integrated_gradients", "erasure"}
+    flat = uniform_translations(run, sources, beam=1)
+    assert len(flat) == 5
+    assert attention_layer(run.model).intervention is None     # restored afterwards
+    assert [r.text for r in run.translate(sources, beam=1)] == [r.text for r in own]
