@@ -2,10 +2,13 @@
 // mechanism, best hypothesis and heatmap), drawn the same on the explorer page's Compare tab
 // and in a notebook.
 
+import { fitFigure } from "./fit.js";
 import { heatmap } from "./heatmap.js";
 import { titleOf } from "./runs.js";
 import { stack } from "./svg.js";
 import { checkedAttention } from "./translation-view.js";
+
+const CARD_FRAME = 26; // a card's padding and border across (style.css), in pixels
 
 /** A card for run ({ name, mechanism }): its hypothesis' heatmap, or failure (a sentence).
  *  Returns { figure, map } (map null without attention). */
@@ -29,6 +32,10 @@ export function card(run, hypothesis, failure) {
   line.className = "hyp-text";
   line.textContent = hypothesis.text || "(empty)";
   figure.append(line);
+  if (hypothesis.note) {
+    figure.append(Object.assign(document.createElement("p"),
+      { className: "card-note", textContent: hypothesis.note }));
+  }
   const attention = checkedAttention(hypothesis);
   const box = document.createElement("div");
   box.className = "scroll";
@@ -39,7 +46,10 @@ export function card(run, hypothesis, failure) {
   }
   const map = heatmap({ rows: hypothesis.tokens, cols: hypothesis.source_tokens,
     weights: attention, cell: 22 });
-  box.append(map.svg);
+  // side by side while the cards fit at their heatmaps' own size, one under another when
+  // not; a card wider than the whole row draws its heatmap smaller (fit.js)
+  figure.style.flexBasis = `${Number(map.svg.getAttribute("width")) + CARD_FRAME}px`;
+  fitFigure(box, map.svg);
   return { figure, map };
 }
 

@@ -31,6 +31,12 @@ function weightsOf(payload) {
   return rest;
 }
 
+/** A translation's figure title at one level, with the note of a long input drawn smaller. */
+function levelTitle(payload, level) {
+  const title = `${payload.title} · ${level.name}`;
+  return level.note ? `${title} · ${level.note}` : title;
+}
+
 function mountTranslation(view, payload, prefix, status) {
   const levels = payload.levels;
   const toggle = element("fieldset", "toggle", null);
@@ -43,7 +49,8 @@ function mountTranslation(view, payload, prefix, status) {
   const results = new TranslationResults(box, prefix, (message, kind) => say(status, message, kind));
   const draw = (value) => {
     const level = levels.find((l) => l.value === value) ?? levels[0];
-    results.show({ name: payload.name, title: `${payload.title} · ${level.name}`,
+    say(status, level.note ?? ""); // a long input drawn smaller says so
+    results.show({ name: payload.name, title: levelTitle(payload, level),
       hypotheses: level.hypotheses, data: (hypothesis) => ({ title: payload.title,
         level: level.value, hypothesis }) });
   };
@@ -119,7 +126,7 @@ export function figure(payload) {
   if (payload.kind === "translation") {
     const level = payload.levels[0];
     const map = hypothesisMap(level.hypotheses[0]);
-    return map && translationFigure(map, `${payload.title} · ${level.name}`);
+    return map && translationFigure(map, levelTitle(payload, level));
   }
   if (payload.kind === "caption") {
     const { answer, veils, size } = payload;

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,9 @@ from . import assets
 
 SHIM = Path(__file__).with_name("shim.js")
 INSTALL = "pip install 'attnlab[notebook]'"
+# A PNG's pixels (4 bytes each while drawn): a view's figure at the page's scale 2 is well
+# under it (its cells are bounded, shrink.py); a larger scale is refused, not drawn.
+MAX_PNG_PIXELS = 60_000_000
 
 
 class MissingDrawing(ImportError):
@@ -53,10 +58,22 @@ def glyph_widths(payload: dict) -> dict:
     chars.discard("")
     normal, bold = _fonts()
     return {
-        "normal": {c: normal.getlength(c) / 100 for c in chars if len(c) == 1},
-        "bold": {c: bold.getlength(c) / 100 for c in chars if len(c) == 1},
+        "normal": _widths(normal, chars),
+        "bold": _widths(bold, chars),
         "fallback": 0.6,
     }
+
+
+def _widths(font, chars: set[str]) -> dict[str, float]:
+    """Each character's width in ems; one the font's layout refuses (a line separator, say)
+    is left to the fallback width."""
+    widths = {}
+    for c in chars:
+        try:
+            widths[c] = font.getlength(c) / 100
+        except (RuntimeError, ValueError, OSError):
+            continue
+    return widths
 
 
 def _racer():
@@ -84,8 +101,27 @@ def to_svg(payload: dict) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{svg}'
 
 
+def svg_size(svg: str) -> tuple[float, float]:
+    """(width, height) of an SVG's root element, in SVG pixels."""
+    root = re.search(r"<svg\b[^>]*>", svg)
+    found = {key: re.search(rf'\s{key}="([\d.]+)"', root[0]) if root else None
+             for key in ("width", "height")}
+    if not (found["width"] and found["height"]):
+        raise ValueError("the SVG's root element gives no width and height")
+    return float(found["width"][1]), float(found["height"][1])
+
+
 def png(svg: str, scale: float = 2.0) -> bytes:
-    """The SVG as PNG, `scale` pixels per SVG pixel (the page's PNG download uses 2)."""
+    """The SVG as PNG, `scale` pixels per SVG pixel (the page's PNG download uses 2); at most
+    MAX_PNG_PIXELS (ValueError naming the scale past that)."""
+    width, height = svg_size(svg)
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale {scale} is not a positive number of pixels per SVG pixel")
+    if width * height * scale * scale > MAX_PNG_PIXELS:
+        raise ValueError(
+            f"at scale {scale:g} the PNG would be {width * scale:,.0f} x {height * scale:,.0f} "
+            f"pixels, more than {MAX_PNG_PIXELS:,}; give a smaller scale"
+        )
     try:
         import resvg_py
     except ImportError:

@@ -13,8 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from attnlab.viz.heatmap import shorten
+
+from .shrink import shrink
 from .tables import matrix_table
 from .views import CaptionFigureView, View, png_url, rounded
+
+# A sentence in a title is cut here with "…" (a view's table and .weights have it whole).
+TITLE_CHARS = 80
 
 # The model's pieces by vocabulary kind (levels.js says the same for the page); a word
 # vocabulary's pieces are its words, so it offers one level.
@@ -36,15 +42,32 @@ def _tokens(hypothesis: Any, level: str, vocabulary: str) -> tuple[list, list, A
 
 def hypothesis_data(hypothesis: Any, level: str, vocabulary: str) -> dict:
     """One hypothesis as the explorer's API gives it: text, score, tokens, source_tokens,
-    attention (target tokens, source tokens) or None."""
+    attention (target tokens, source tokens) or None; past MAX_SIDE tokens a side, drawn
+    smaller (shrink.py) and a note saying so."""
     tokens, source, attention = _tokens(hypothesis, level, vocabulary)
-    return {
+    drawn = shrink(tokens, source, attention)
+    name = dict(levels_of(vocabulary)).get(level, "tokens")
+    data = {
         "text": hypothesis.text,
         "score": float(hypothesis.score),
-        "tokens": list(tokens),
-        "source_tokens": list(source),
-        "attention": rounded(attention),
+        "tokens": drawn.rows,
+        "source_tokens": drawn.cols,
+        "attention": rounded(drawn.weights),
     }
+    note = drawn.note(f"its {len(tokens):,} {name}", f"the {len(source):,} {name} read")
+    if note:
+        data["note"] = f"{note[0].upper()}{note[1:]}; .weights has every weight."
+    return data
+
+
+def _notes(hypotheses: Sequence[dict]) -> str | None:
+    """The first note of a list of hypothesis_data (the source is merged alike in all)."""
+    return next((h["note"] for h in hypotheses if h.get("note")), None)
+
+
+def quoted(text: str) -> str:
+    """“text” for a title, cut at TITLE_CHARS."""
+    return f"“{shorten(text, TITLE_CHARS)}”"
 
 
 def source_text(hypothesis: Any) -> str:
@@ -59,24 +82,18 @@ def translation_view(
     """The n-best list of one sentence (best first; each a labelled translation: text, score,
     pieces, words and their attention), at each level of `vocabulary`."""
     best = hypotheses[0]
-    title = title or f"“{source_text(best)}” → “{best.text}”"
-    levels: list[dict[str, Any]] = [
-        {
-            "value": level,
-            "name": level_name,
-            "hypotheses": [hypothesis_data(h, level, vocabulary) for h in hypotheses],
-        }
-        for level, level_name in levels_of(vocabulary)
-    ]
-    first = levels[0]["hypotheses"][0]
-    shown = _tokens(best, levels[0]["value"], vocabulary)[2]
+    title = title or f"{quoted(source_text(best))} → {quoted(best.text)}"
+    levels: list[dict[str, Any]] = []
+    for level, level_name in levels_of(vocabulary):
+        data = [hypothesis_data(h, level, vocabulary) for h in hypotheses]
+        entry: dict[str, Any] = {"value": level, "name": level_name, "hypotheses": data}
+        if note := _notes(data):
+            entry["note"] = note
+        levels.append(entry)
+    first_tokens, first_source, shown = _tokens(best, levels[0]["value"], vocabulary)
     lines = [
         f"{title} ({levels[0]['name']}; score {best.score:.3f})",
-        matrix_table(
-            first["tokens"],
-            first["source_tokens"],
-            shown,
-        ),
+        matrix_table(list(first_tokens), list(first_source), shown),
     ]
     lines += [f"{k}. {h.text} ({h.score:.3f})" for k, h in enumerate(hypotheses[1:], start=2)]
     return View(
@@ -152,13 +169,12 @@ def compare_view(
         kind = str(vocabulary or getattr(result, "vocabulary", "bpe"))
         data = hypothesis_data(result, levels_of(kind)[0][0], kind)
         entries.append({"run": {"name": label, "mechanism": ""}, "hypothesis": data})
-        texts.append(
-            f"{label}: {result.text}\n"
-            f"{matrix_table(data['tokens'], data['source_tokens'], data['attention'])}"
-        )
-        weights[label] = _tokens(result, levels_of(kind)[0][0], kind)[2]
+        tokens, source, attention = _tokens(result, levels_of(kind)[0][0], kind)
+        texts.append(f"{label}: {result.text}\n"
+                     f"{matrix_table(list(tokens), list(source), attention)}")
+        weights[label] = attention
     first = next(iter(translations.values()))
-    title = title or f"“{source_text(first)}”, {len(entries)} runs side by side"
+    title = title or f"{quoted(source_text(first))}, {len(entries)} runs side by side"
     return View(
         {"kind": "compare", "title": title, "entries": entries},
         "\n\n".join([title, *texts]),

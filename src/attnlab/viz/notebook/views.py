@@ -43,9 +43,28 @@ def png_url(pixels: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+# Characters HTML or JavaScript could read in a script element's JSON, as JSON escapes: the
+# text then holds no "<!--", "</script" or "<script" (which change how the HTML parser reads
+# a script element), and the JSON parses back exactly ("<\!--" would not be JSON).
+SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _script_json(value: Any) -> str:
-    """JSON that is safe inside a <script> element."""
-    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+    """JSON that is safe inside a <script> element, and parses back to `value`."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text.translate(SCRIPT_ESCAPES)
+
+
+def _write(path: Path, data: bytes) -> Path:
+    """data to path whole or not at all: a temporary file beside it, renamed over it."""
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return path
 
 
 @dataclass
@@ -73,9 +92,7 @@ class View:
 
     def save_png(self, path: str | os.PathLike, scale: float = 2.0) -> Path:
         """The same figure as PNG, `scale` pixels per SVG pixel (2, as the page's download)."""
-        path = Path(path)
-        path.write_bytes(draw.png(self.to_svg(), scale))
-        return path
+        return _write(Path(path), draw.png(self.to_svg(), scale))
 
     def static_html(self) -> str:
         """What shows where scripts do not run: the figure as a PNG, else the plain table."""
@@ -106,16 +123,14 @@ class View:
 
     def save_html(self, path: str | os.PathLike) -> Path:
         """A page of its own holding the view (nothing fetched: open it from the disk)."""
-        path = Path(path)
         title = html.escape(str(self.payload.get("title", "attention")))
-        path.write_text(
+        page = (
             f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{title}</title>\n</head>\n<body>\n{self._repr_html_()}\n</body>\n"
-            f"</html>\n",
-            encoding="utf-8",
+            f"</html>\n"
         )
-        return path
+        return _write(Path(path), page.encode("utf-8"))
 
 
 def caption_veils(attention: np.ndarray, side: int = 192) -> list[str]:
