@@ -232,6 +232,56 @@ def test_compare_two_runs_side_by_side(open_page):
     shoot(page, "compare")
 
 
+# Every heatmap box on the page: does it scroll, and does the line under it say so?
+BOXES = """selector => [...document.querySelectorAll(selector)].map(box => ({
+    scrolls: box.scrollWidth > box.clientWidth + 1,
+    said: !!box.nextElementSibling?.matches('.scroll-hint:not([hidden])')}))"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_side_by_side_heatmaps_show_all_of_themselves(open_page, width):
+    """Each card's heatmap fits its card (cards wrap, heatmaps scale down); on a phone at
+    most a scroll that a line under it names: never a heatmap cut off without a word."""
+    page = open_page("compare", width=width)
+    page.uncheck("#compare-runs input[value='plain']")
+    page.fill("#compare-text", "Wednesday, 14 February 2003")
+    page.press("#compare-text", "Enter")
+    page.wait_for_function("document.querySelectorAll('#compare-results svg.heatmap').length == 2")
+    boxes = page.evaluate(BOXES, "#compare-results .scroll")
+    assert len(boxes) == 2 and all(not box["scrolls"] or box["said"] for box in boxes), boxes
+    if width == 1280:
+        assert not any(box["scrolls"] for box in boxes)  # the page is wide enough for all
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+    shoot(page, f"compare-{width}")
+
+
+def test_an_error_is_cleared_by_the_next_action(open_page):
+    page = open_page("translate")
+    status = page.locator("#translate-status")
+    page.fill("#translate-text", "")
+    page.click("#translate-form button[type='submit']")
+    page.wait_for_selector("#translate-status[data-kind='error']")
+    page.fill("#translate-text", DATE)  # typing is the next action
+    assert status.text_content() == "" and status.get_attribute("data-kind") != "error"
+
+    page.fill("#translate-text", "")
+    page.click("#translate-form button[type='submit']")
+    page.wait_for_selector("#translate-status[data-kind='error']")
+    page.fill("#translate-text", DATE)
+    page.fill("#translate-beam", "999")  # the browser refuses this value itself
+    page.click("#translate-form button[type='submit']")
+    assert status.text_content() == ""  # no old error beside the browser's new one
+
+    compare = open_page("compare")
+    for run in ("luong", "plain"):
+        compare.uncheck(f"#compare-runs input[value='{run}']")
+    compare.fill("#compare-text", DATE)
+    compare.press("#compare-text", "Enter")
+    compare.locator("#compare-status", has_text="Pick at least two runs").wait_for()
+    compare.check("#compare-runs input[value='luong']")
+    assert compare.text_content("#compare-status") == ""
+
+
 def test_caption_an_uploaded_image(open_page):
     from PIL import Image, ImageDraw
 
@@ -333,6 +383,7 @@ def test_phone_width_keeps_the_page_within_the_screen(open_page):
     assert page.evaluate(width) <= 390
     box = page.locator("#translate-figure")
     assert box.evaluate("box => box.scrollWidth > box.clientWidth")  # it scrolls inside its box
+    assert page.evaluate(BOXES, "#translate-figure") == [{"scrolls": True, "said": True}]
     shoot(page, "phone-translate")
 
     # the tabs are a tablist: the arrow keys move between them, each fits the phone too

@@ -38,6 +38,30 @@ def test_serves_runs_named_after_their_folders_on_localhost(runs, started, capsy
     assert err == ""  # loopback: no warning
 
 
+@pytest.mark.parametrize(("directory", "name"), [
+    ("runs/demo/run", "demo"), ("runs/dates", "dates"), ("runs/dates/", "dates"),
+    ("exports/bahdanau/model", "bahdanau"), ("work/demo/run/best", "demo"), ("/run", "run"),
+])
+def test_a_run_folder_with_a_generic_name_is_named_after_the_folder_above(directory, name):
+    from attnlab.cli.serve import run_name
+
+    assert run_name(directory) == name
+
+
+def test_runs_in_folders_called_run_are_served_by_their_parents_names(runs, tmp_path, started,
+                                                                      capsys):
+    """The README's runs/demo/run is "demo" on the page and in requests, not "run"."""
+    for name, run in (("demo", runs["dates"]), ("luong", runs["plain"])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "run").symlink_to(run, target_is_directory=True)
+    assert main(["serve", "--run", str(tmp_path / "demo" / "run"), "--run",
+                 str(tmp_path / "luong" / "run"), "--run", f"mine={runs['dates']}",
+                 "--port", "0"]) == 0
+    (app, _), = started
+    assert list(app.state.service.runs) == ["demo", "luong", "mine"]
+    assert "serving demo, luong, mine on" in capsys.readouterr().out
+
+
 def test_limit_options_reach_the_app(runs, started):
     main(["serve", "--run", str(runs["dates"]), "--host", "0.0.0.0", "--port", "0",
           "--max-tokens", "50", "--max-upload-mb", "0.5", "--max-beam", "4",

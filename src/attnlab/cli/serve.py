@@ -10,6 +10,7 @@ address or an --allowed-host.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -41,8 +42,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "web page that shows where each output token looked, with a JSON API (/docs). "
         "Translate requests arriving together are decoded in one batched beam search.")
     parser.add_argument("--run", action="append", required=True, metavar="[NAME=]DIR",
-                        help="a run directory, named after the directory unless NAME= is "
-                        "given; repeat for more runs")
+                        help="a run directory, named NAME on the page and in requests when "
+                        "NAME= is given, else after its folder (or the folder above, for a "
+                        "folder called run, model, checkpoint...: runs/demo/run is demo); "
+                        "repeat for more runs")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0: "
                         "every network interface, with a warning: there is no authentication)")
@@ -70,14 +73,32 @@ def port_number(value: str) -> int:
     return int(value)
 
 
+# Folder names that say what a folder holds, not which run it is (the demo trains into
+# runs/demo/run): a run in one is named after the folder above it.
+GENERIC_NAMES = frozenset({"run", "runs", "model", "models", "checkpoint", "checkpoints",
+                           "output", "outputs", "out", "best", "last", "latest", "final",
+                           "export", "exported"})
+
+
+def run_name(directory: str | Path) -> str:
+    """The name a run directory is served under without NAME=: its folder's name, or the
+    nearest folder above's when that name is generic (runs/demo/run -> "demo"); the folder's
+    own when every folder above is generic too."""
+    path = Path(os.path.abspath(directory))  # as typed: a link keeps its own name
+    for folder in (path, *path.parents[:2]):
+        if folder.name and folder.name.lower() not in GENERIC_NAMES:
+            return folder.name
+    return path.name
+
+
 def named_runs(values: list[str]) -> dict[str, Path]:
-    """--run values -> {name: directory}: NAME=DIR, or DIR named after its last part (a
-    directory whose own name holds "=" is taken whole when it exists)."""
+    """--run values -> {name: directory}: NAME=DIR, or DIR named by run_name (a directory
+    whose own name holds "=" is taken whole when it exists)."""
     runs: dict[str, Path] = {}
     for value in values:
         name, separator, directory = value.partition("=")
         if not separator or Path(value).is_dir():
-            name, directory = Path(value).resolve().name, value
+            name, directory = run_name(value), value
         if not name or not directory:
             raise ConfigError(f"--run {value!r}: give DIR or NAME=DIR")
         if name in runs:

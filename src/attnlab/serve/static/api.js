@@ -71,3 +71,15 @@ export function sayError(node, error) {
     : "Something went wrong in the page; reload it and try again.", "error");
   if (!(error instanceof ApiError)) console.error(error);
 }
+
+/** An error in status is cleared by the next thing done in form (typing, choosing, sending,
+ *  or a value the browser itself refuses), so an old error never stands beside a new one. */
+export function clearErrorsOn(form, status) {
+  const clear = () => {
+    if (status.dataset.kind === "error") say(status, "");
+  };
+  // capturing: "invalid" does not bubble, and a tab's own handlers then say what is new
+  for (const type of ["input", "change", "submit", "invalid"]) {
+    form.addEventListener(type, clear, true);
+  }
+}

@@ -1,6 +1,6 @@
 // The attention explorer: tabs, the list of runs, and the four views.
 
-import { api, say, sayError } from "./api.js";
+import { api, clearErrorsOn, say, sayError } from "./api.js";
 import { initCaption } from "./caption.js";
 import { initCompare } from "./compare.js";
 import { initReading } from "./reading.js";
@@ -51,6 +51,9 @@ async function main() {
   initCompare(runs);
   initCaption(runs);
   initReading(runs);
+  for (const tab of ["translate", "compare", "caption", "read"]) {
+    clearErrorsOn(document.getElementById(`${tab}-form`), document.getElementById(`${tab}-status`));
+  }
   document.body.dataset.ready = "true";
 }
 

@@ -105,10 +105,14 @@ class View:
         return f'<img alt="{alt}" src="data:image/png;base64,{source}">'
 
     def _repr_html_(self) -> str:
+        return self.html(self.static_html())
+
+    def html(self, static: str) -> str:
+        """The interactive view, `static` (HTML) shown where scripts do not run."""
         host = f"attnlab-{uuid.uuid4().hex[:12]}"
         name = json.dumps(assets.GLOBAL)
         return (
-            f'<div id="{host}" class="attnlab-view">{self.static_html()}</div>\n'
+            f'<div id="{host}" class="attnlab-view">{static}</div>\n'
             f'<script type="application/json" id="{host}-data">'
             f"{_script_json(self.payload)}</script>\n"
             f"<script>\n(() => {{\nif (!window[{name}]) {{\n{assets.bundle()}}}\n"
