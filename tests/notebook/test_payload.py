@@ -72,7 +72,7 @@ def test_a_5000_character_input_is_drawn_smaller_and_says_so():
     assert len(best["source_tokens"]) == len(best["attention"][0]) == 239  # 21 each
     assert best["source_tokens"][0] == "le 14 juillet 1789, l"
     np.testing.assert_allclose(np.sum(best["attention"], axis=1), 1.0, atol=1e-3)
-    assert "5,001 characters read drawn 21 to a column" in level["note"]
+    assert level["note"].startswith("The 5,001 characters it read are drawn 21 to a column")
     assert view.weights.shape == (11, 5001)  # every weight is kept
     assert len(view.payload["title"]) < 200
     html = view._repr_html_()
@@ -88,7 +88,7 @@ def test_a_long_output_of_a_long_input_is_bounded_in_cells():
     assert rows * cols <= MAX_CELLS and (drawn.row_block, drawn.col_block) == (11, 10)
     assert (len(drawn.rows), len(drawn.cols)) == (rows, cols) == (91, 101)
     np.testing.assert_allclose(drawn.weights.sum(axis=1), 1.0)  # rows stay distributions
-    assert "1,001 written drawn 11 to a row" in drawn.note("1,001 written", "read")
+    assert "1,001 written are drawn 11 to a row" in drawn.note("1,001 written", "read")
 
 
 def test_a_short_input_is_drawn_as_it_is():

@@ -54,7 +54,7 @@ def hypothesis_data(hypothesis: Any, level: str, vocabulary: str) -> dict:
         "source_tokens": drawn.cols,
         "attention": rounded(drawn.weights),
     }
-    note = drawn.note(f"its {len(tokens):,} {name}", f"the {len(source):,} {name} read")
+    note = drawn.note(f"the {len(tokens):,} {name} it wrote", f"the {len(source):,} {name} it read")
     if note:
         data["note"] = f"{note[0].upper()}{note[1:]}; .weights has every weight."
     return data

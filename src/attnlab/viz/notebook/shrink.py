@@ -58,13 +58,15 @@ class Shrunk:
     col_block: int = 1
 
     def note(self, rows_name: str, cols_name: str) -> str | None:
-        """A clause saying what was merged, e.g. "5,001 source characters drawn 21 to a
-        column (their weights summed)", or None."""
+        """What was merged, e.g. "the 5,001 characters it read are drawn 21 to a column (their
+        weights summed)", or None."""
         parts = []
         if self.col_block > 1:
-            parts.append(f"{cols_name} drawn {self.col_block} to a column (their weights summed)")
+            parts.append(f"{cols_name} are drawn {self.col_block} to a column "
+                         f"(their weights summed)")
         if self.row_block > 1:
-            parts.append(f"{rows_name} drawn {self.row_block} to a row (their weights averaged)")
+            parts.append(f"{rows_name} are drawn {self.row_block} to a row "
+                         f"(their weights averaged)")
         return "; ".join(parts) or None
 
 
