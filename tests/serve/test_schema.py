@@ -102,6 +102,7 @@ OPERATIONS = [
     ("POST", "/api/translate"),
     ("POST", "/api/caption"),
     ("POST", "/api/read"),
+    ("POST", "/api/explain"),
 ]
 CALLS = [
     (*operation, mode)

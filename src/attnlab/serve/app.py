@@ -37,6 +37,8 @@ from .schemas import (
     CaptionExampleRequest,
     CaptionResponse,
     ErrorResponse,
+    ExplainRequest,
+    ExplainResponse,
     ReadRequest,
     ReadResponse,
     RunInfo,
@@ -57,7 +59,8 @@ logger = logging.getLogger("attnlab.serve")
 STATUSES = {
     400: "the Host header names none of the hosts this server answers to",
     404: "an unknown run",
-    413: "past a limit: the request body, the text's pieces, the image's pixels",
+    413: "past a limit: the request body, the text's pieces, the image's pixels, an "
+         "explanation's time",
     415: "a body that is not application/json (or multipart/form-data, where allowed)",
     422: "invalid input: a wrong type, an unknown field, a value out of range, a run of "
          "another task",
@@ -112,9 +115,10 @@ def _body_schema(json: dict, form: dict | None = None) -> dict:
     return {"requestBody": {"required": True, "content": content}}
 
 
-def _request_schema(model: type[BaseModel], service: Service, task: str) -> dict:
-    """The model's JSON schema with what this server knows: its runs of `task` (by name) and
-    its beam limit, so that the page at /docs offers them and a fuzzer tries them."""
+def _request_schema(model: type[BaseModel], service: Service, task: str | None) -> dict:
+    """The model's JSON schema with what this server knows: its runs of `task` (by name; None:
+    the runs it explains) and its limits, so that the page at /docs offers them and a fuzzer
+    tries them."""
     schema = model.model_json_schema()
     fields = schema["properties"]
     fields["run"].update(_run_names(service, task))
@@ -126,6 +130,8 @@ def _request_schema(model: type[BaseModel], service: Service, task: str) -> dict
         fields["nbest"].update(beam)
     if "example" in fields:
         fields["example"]["minimum"] = 0
+    if "steps" in fields:
+        fields["steps"].update({"minimum": 1, "maximum": service.limits.max_explain_steps})
     return schema
 
 
@@ -138,8 +144,9 @@ def _upload_schema(service: Service) -> dict:
             "properties": {"run": run, "image": image}}
 
 
-def _run_names(service: Service, task: str) -> dict:
-    names = [name for name, run in service.runs.items() if run.task == task]
+def _run_names(service: Service, task: str | None) -> dict:
+    names = [name for name, run in service.runs.items()
+             if run.task == task or (task is None and run.explains)]
     return {"enum": names} if names else {}
 
 
@@ -189,6 +196,14 @@ def _add_routes(app: FastAPI, service: Service) -> None:
     async def read(request: Request):
         require_media_type(request, JSON)
         return JSONResponse(await service.read(await read_body(request, cap)))
+
+    @app.post("/api/explain", response_model=ExplainResponse, responses=WORK_ERRORS,
+              summary="attention beside gradient x input, integrated gradients and erasure of "
+              "one translation (each costs a few to a few dozen translations)",
+              openapi_extra=_body_schema(_request_schema(ExplainRequest, service, None)))
+    async def explain(request: Request):
+        require_media_type(request, JSON)
+        return JSONResponse(await service.explain(await read_body(request, cap)))
 
     # Every other task's endpoint, as its record names it: its Run's answer to a JSON request.
     served = {getattr(route, "path", None) for route in app.routes}

@@ -1,5 +1,5 @@
 """What one server accepts and how much work it holds: the limits every request is checked
-against, and the micro-batcher's settings."""
+against, the micro-batcher's settings, and what one explanation may cost."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ class Limits:
     queue_size: int = 128  # requests waiting for the worker; past it: 503
     batch_window_ms: float = 5.0  # how long the first request of a batch waits for company
     max_batch: int = 64  # sentences decoded together in one beam search
+    max_explain_steps: int = 64  # integrated gradients' points an explain request may ask for
+    # seconds one explanation may take (it holds the one worker: every other request waits)
+    explain_budget_s: float = 30.0
 
     def __post_init__(self):
         for field in fields(self):

@@ -11,7 +11,10 @@ from typing import Any
 
 from attnlab.config import config_to_dict
 from attnlab.errors import ConfigError
+from attnlab.explain.attribution import METHODS
 from attnlab.recipes import recipe_of_run
+
+GRADIENT_FREE = "erasure"  # the one attribution that needs no gradient
 
 
 @dataclass
@@ -29,7 +32,15 @@ class ServedRun:
 
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "task": self.task, "mechanism": self.mechanism,
-                "config": self.config, "quantized": self.quantized}
+                "config": self.config, "quantized": self.quantized, "explains": self.explains}
+
+    @property
+    def explains(self) -> list[str]:
+        """The attributions its Run's explain can compute here: none when its task has no
+        explain, erasure alone in int8 (a quantized layer has no gradient), else all."""
+        if not getattr(type(self.loaded), "explains", False):
+            return []
+        return [GRADIENT_FREE] if self.quantized else list(METHODS)
 
     @property
     def source_limit(self) -> int | None:

@@ -3,9 +3,11 @@ responses, each field described for the OpenAPI page at /docs."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from attnlab.explain.attribution import STEPS
 
 
 class StrictRequest(BaseModel):
@@ -19,6 +21,8 @@ def _whole(value: Any) -> Any:
 # An integer field, strict but for 16.0: JSON Schema's "integer" includes it (and clients that
 # hold every number as a float send it), while "16" and 2.5 stay refused.
 Whole = Annotated[int, BeforeValidator(_whole)]
+# An attribution of attnlab.explain, in its METHODS' order (tests/serve hold them equal)
+Method = Literal["gradient", "integrated_gradients", "erasure"]
 
 
 class TranslateRequest(StrictRequest):
@@ -43,6 +47,22 @@ class ReadRequest(StrictRequest):
     text: str = Field(description="the sentence to read; not blank, at most max_tokens pieces")
 
 
+class ExplainRequest(StrictRequest):
+    run: str = Field(description="a translation run's name, as GET /api/runs lists it")
+    text: str = Field(description="the source sentence; not blank, at most max_tokens source "
+                      "pieces")
+    target: str | None = Field(
+        None, description="the output to explain, e.g. a hypothesis' text from "
+        "/api/translate (forced: the model is made to write it); default: the run's own "
+        "translation with its decode settings (beam at most max_beam)")
+    methods: list[Method] = Field(
+        default_factory=lambda: list(get_args(Method)),
+        description="the attributions to compute, any of gradient, integrated_gradients, "
+        "erasure (default all three; [] gives the attention alone)")
+    steps: Whole = Field(STEPS, description="integrated gradients' points, 1 to "
+                         "max_explain_steps")
+
+
 class RunRequest(BaseModel):
     """The request of a task's endpoint that the explorer has no form of its own for: the
     run's name, and the fields its Run's answer reads."""
@@ -60,6 +80,10 @@ class RunInfo(BaseModel):
     config: dict[str, Any] = Field(description="the run's config.json")
     quantized: Literal["int8"] | None = Field(
         None, description="int8 when the server runs this model quantized (serve --quantize)")
+    explains: list[Method] = Field(
+        default_factory=list, description="the attributions POST /api/explain computes for "
+        "this run: none for a run whose task has no explain; erasure only for an int8 run "
+        "(no gradients)")
 
 
 class Hypothesis(BaseModel):
@@ -91,6 +115,23 @@ class ReadResponse(BaseModel):
     tokens: list[str] = Field(description='"<s>" then the sentence\'s pieces, in reading order')
     weights: list[list[float]] = Field(description="step x step, the last layer: row t holds "
                                        "step t's attention over the positions i < t")
+
+
+class ExplainResponse(BaseModel):
+    source: str = Field(description="the source sentence")
+    text: str = Field(description="the output explained")
+    source_pieces: list[str] = Field(description='the model\'s source pieces, "</s>" last: '
+                                     "the columns of every view")
+    target_pieces: list[str] = Field(description='the output\'s pieces, "</s>" last: the rows '
+                                     "of every view")
+    log_probs: list[float | None] = Field(description="log p of each output piece given the "
+                                          "ones before it and the source")
+    integrated_gradients_steps: int = Field(description="integrated gradients' points")
+    baseline: str = Field(description="what the attributions start from")
+    views: dict[str, list[list[float | None]]] = Field(
+        description="rows x columns each: attention (absent for a model without it; rows sum "
+        "to 1) and each attribution asked for, signed (its relevance to log p of the row's "
+        "piece); null where a diverged model gave no finite number")
 
 
 class ErrorResponse(BaseModel):

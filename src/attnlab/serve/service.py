@@ -1,5 +1,6 @@
 """The explorer's requests, checked against the limits and handed to the micro-batcher:
-translate (batched beam search), caption (an upload or a test image), read (the LSTMN).
+translate (batched beam search), caption (an upload or a test image), read (the LSTMN), explain
+(attention beside the attributions of one output, within a time budget).
 
 Every check that can refuse runs before a request joins the queue, so the worker only sees
 work it can do; a full queue is a 503 with Retry-After.
@@ -23,8 +24,21 @@ from .images import open_upload, upload_pixels
 from .limits import Limits
 from .problems import RequestError, invalid, number, quoted, too_large
 from .runs import ServedRun
-from .schemas import CaptionExampleRequest, ReadRequest, RunRequest, TranslateRequest
-from .work import answer_batch, caption_batch, example_pixels, read_batch, translate_batch
+from .schemas import (
+    CaptionExampleRequest,
+    ExplainRequest,
+    ReadRequest,
+    RunRequest,
+    TranslateRequest,
+)
+from .work import (
+    answer_batch,
+    caption_batch,
+    example_pixels,
+    explain_batch,
+    read_batch,
+    translate_batch,
+)
 
 RETRY_AFTER_S = 1
 # Texts up to this many characters are tokenised on the event loop (about a millisecond); a
@@ -79,6 +93,44 @@ class Service:
         return await self._submit(("read", run.name), request.text,
                                   functools.partial(read_batch, run))
 
+    def explaining(self, name: str) -> ServedRun:
+        """The run called `name` if its Run explains: 404 when there is none, 422 when its
+        task has no explain."""
+        if name not in self.runs:
+            raise RequestError(404, f"unknown run {quoted(name)}; runs: {', '.join(self.runs)}")
+        run = self.runs[name]
+        if not run.explains:
+            tasks = [recipe.title for recipe in RECIPES.values() if recipe.run_class.explains]
+            raise invalid(f"run {name} is {run.loaded.kind}; /api/explain explains "
+                          f"{' and '.join(tasks)} runs only")
+        return run
+
+    async def explain(self, body: bytes) -> dict:
+        """Attention and the attributions asked for of one output: the run's translation of
+        the text, or the target given (forced). One explanation at a time, each within
+        limits.explain_budget_s (past it: 413)."""
+        request = parse_json(body, ExplainRequest)
+        run = self.explaining(request.run)
+        limit = self.limits.max_explain_steps
+        if not 1 <= request.steps <= limit:
+            raise invalid(f"steps must be between 1 and {limit}, got {number(request.steps)}")
+        unable = [method for method in request.methods if method not in run.explains]
+        if unable:  # only int8 runs lack a method: their layers have no gradient
+            raise invalid(f"run {run.name} runs in int8, which has no gradients: it can "
+                          f"explain by {', '.join(run.explains)} only, not {unable[0]}")
+        if not request.methods and not run.loaded.has_attention:
+            raise invalid(f"run {run.name} has no attention: ask for at least one method")
+        await self._check_text(run, request.text, run.loaded.vocabs.src)
+        if request.target is not None:
+            await self._check_text(run, request.target, run.loaded.vocabs.tgt, "target",
+                                   blank=True)
+        decode = run.loaded.config.decode.overridden(n_best=1)  # the best translation only
+        if decode.beam > self.limits.max_beam:
+            decode = decode.overridden(beam=self.limits.max_beam)
+        work = functools.partial(explain_batch, run, decode, self.limits.explain_budget_s)
+        # a key of its own: explanations never wait for company, nor run in one batch
+        return await self._submit(("explain", run.name, object()), request, work)
+
     async def caption(self, body: bytes, content_type: str) -> dict:
         """A multipart upload (fields `run`, `image`) or JSON {"run", "example"}."""
         if content_type.lower().startswith("multipart/form-data"):
@@ -104,24 +156,29 @@ class Service:
         fields = dict(request.model_extra or {})
         return await self._submit((task, run.name), fields, functools.partial(answer_batch, run))
 
-    async def _check_text(self, run: ServedRun, text: str, vocab) -> None:
+    async def _check_text(self, run: ServedRun, text: str, vocab, field: str = "text",
+                          blank: bool = False) -> None:
         if len(text) <= INLINE_CHARS:
-            self._count_pieces(run, text, vocab)
+            self._count_pieces(run, text, vocab, field, blank)
         else:
-            await run_in_threadpool(self._count_pieces, run, text, vocab)
+            await run_in_threadpool(self._count_pieces, run, text, vocab, field, blank)
 
-    def _count_pieces(self, run: ServedRun, text: str, vocab) -> None:
-        """422 for blank text; 413 past max_tokens pieces (or what the model can address)."""
-        if not text.strip():
-            raise invalid("text is empty; give a sentence")
-        limit = min(self.limits.max_tokens, run.source_limit or self.limits.max_tokens)
+    def _count_pieces(self, run: ServedRun, text: str, vocab, field: str = "text",
+                      blank: bool = False) -> None:
+        """422 for blank text (unless `blank`: a target may be the empty output); 413 past
+        max_tokens pieces (or, for the source text, what the model can address)."""
+        if not blank and not text.strip():
+            raise invalid(f"{field} is empty; give a sentence")
+        limit = self.limits.max_tokens
+        if field == "text":
+            limit = min(limit, run.source_limit or limit)
         words = len(text.split())  # each word is at least one piece: a cheap early refusal
         if words > limit:  # the count is then a lower bound, and says so
-            raise too_large(f"text has at least {words:,} pieces (one a word), more than the "
-                            f"{limit} run {run.name} accepts")
+            raise too_large(f"{field} has at least {words:,} pieces (one a word), more than "
+                            f"the {limit} run {run.name} accepts")
         pieces = len(vocab.tokenize(text))
         if pieces > limit:
-            raise too_large(f"text has {pieces:,} pieces, more than the {limit} run "
+            raise too_large(f"{field} has {pieces:,} pieces, more than the {limit} run "
                             f"{run.name} accepts")
 
     async def _submit(self, key: Hashable, item: Any, work: Callable) -> Any:

@@ -2,7 +2,8 @@
 and returns one JSON-ready answer per input (or the RequestError that input earned).
 
 Translation decodes a whole batch in one beam search; captions decode their images together;
-the LSTMN reads one sentence at a time (its tape read is a step loop anyway).
+the LSTMN reads one sentence at a time (its tape read is a step loop anyway); an explanation is
+one sentence's, within its time budget.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ import torch
 
 from attnlab.errors import UserError
 
+from .budget import OverBudget, within
 from .images import png_data_url
-from .problems import RequestError, invalid, number
+from .problems import RequestError, invalid, number, too_large
 from .runs import ServedRun
 
 if TYPE_CHECKING:
     from attnlab.translation import DecodeConfig, TranslationResult
+
+    from .schemas import ExplainRequest
 
 PixelSource = Callable[[], np.ndarray]  # gives (S, S, 3) uint8 or raises RequestError
 
@@ -103,4 +107,27 @@ def answer_batch(run: ServedRun, requests: list[dict]) -> list[dict | RequestErr
             answers.append(run.loaded.answer(request))
         except UserError as error:
             answers.append(invalid(str(error)))
+    return answers
+
+
+def explain_batch(run: ServedRun, decode: DecodeConfig, budget_s: float,
+                  requests: list[ExplainRequest]) -> list[dict | RequestError]:
+    """The Run's explanation of each request (to_dict: pieces, log_probs and every view),
+    each stopped with a 413 once it has taken `budget_s` seconds."""
+    answers: list[dict | RequestError] = []
+    for request in requests:
+        try:
+            # the worker runs without gradients; attribution needs them
+            with within(run.loaded.model, budget_s), torch.enable_grad():
+                found = run.loaded.explain(request.text, request.target,
+                                           methods=request.methods, steps=request.steps,
+                                           decode=decode)
+        except OverBudget:
+            answers.append(too_large(
+                f"the explanation took longer than this server's {budget_s:g} s for one; ask "
+                f"for fewer methods or integrated-gradients steps, or a shorter sentence"))
+        except UserError as error:
+            answers.append(invalid(str(error)))
+        else:
+            answers.append(found.to_dict())
     return answers
