@@ -395,3 +395,122 @@ def test_phone_width_keeps_the_page_within_the_screen(open_page):
         assert page.evaluate(width) <= 390, tab
     page.keyboard.press("ArrowRight")
     assert page.get_attribute("#tab-translate", "aria-selected") == "true"
+
+
+# The heatmap's view switch: attention, or an attribution of the same output (POST /api/explain)
+
+FILLS = "cells => cells.map(cell => cell.getAttribute('fill'))"
+VIEWS = {"attention": "attention", "gradient": "gradient × input",
+         "integrated_gradients": "integrated gradients", "erasure": "erasure"}
+
+
+def row_scaled(values) -> list[list[float]]:
+    """|values| over each row's largest (explain-view.js's rowScaled)."""
+    peaks = [max(abs(v) for v in row) for row in values]
+    return [[abs(v) / peak if peak else 0.0 for v in row] for row, peak in zip(values, peaks,
+                                                                                strict=True)]
+
+
+def switch_to(page, view: str) -> dict:
+    """Choose `view` on the switch; the answer of the /api/explain request it makes."""
+    with page.expect_response(lambda r: r.url.endswith("/api/explain")) as answer:
+        page.check(f"#translate-views input[value='{view}']")
+    page.wait_for_selector(f"#translate-figure svg[aria-label^='{VIEWS[view]}']")
+    assert answer.value.status == 200, answer.value.text()
+    return answer.value.json()
+
+
+def test_the_switch_redraws_the_heatmap_with_an_attribution_of_the_same_output(open_page):
+    page = open_page("translate")
+    asked = []
+    page.on("request", lambda r: asked.append(r.post_data_json)
+            if r.url.endswith("/api/explain") else None)
+    hypotheses = translate(page, beam=3, nbest=2)["hypotheses"]
+    assert asked == []  # nothing is explained before it is asked for
+    names = page.locator("#translate-views label").all_text_contents()
+    assert [name.strip() for name in names] == list(VIEWS.values())
+    assert page.is_checked("#translate-views input[value='attention']")
+    attention_fills = page.locator("#translate-figure .cell").evaluate_all(FILLS)
+
+    found = switch_to(page, "integrated_gradients")
+    assert asked == [{"run": "dates", "text": DATE, "target": hypotheses[0]["text"],
+                      "methods": ["integrated_gradients"]}]
+    values = found["views"]["integrated_gradients"]
+    assert labels(page, "row") == [as_label(t) for t in found["target_pieces"]]
+    assert labels(page, "col") == [as_label(t) for t in found["source_pieces"]]
+    fills = page.locator("#translate-figure .cell").evaluate_all(FILLS)
+    # redrawn (an unfinished hypothesis is explained with its "</s>": one row more)
+    assert len(fills) == len(values) * len(values[0]) and fills != attention_fills
+    # hovering an output piece tints the source pieces by |value| / the row's largest
+    scaled = row_scaled(values)
+    for i in range(len(values)):
+        page.hover(f"#translate-figure .row-label[data-row='{i}']")
+        shown = page.locator("#translate-figure .col-label").evaluate_all(
+            "nodes => nodes.map(node => Number(node.dataset.weight))")
+        assert shown == pytest.approx(scaled[i], abs=1e-4)
+        assert (page.locator("#translate-figure .col-label.is-top").get_attribute("data-index")
+                == str(argmax(scaled[i])))
+    caption = page.text_content("#translate-view-caption")
+    assert caption.startswith("Integrated gradients of the same output")
+    assert "|value| over the row's largest" in caption
+    assert page.locator("#translate-figure .legend text").first.text_content() == (
+        "|value| / the row's largest")
+    with page.expect_download() as download:
+        page.click("#translate-downloads button[data-format='json']")
+    saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert saved["view"] == "integrated_gradients" and saved["explanation"] == found
+
+    # back to attention: drawn as before, from what the page holds (no request)
+    page.check("#translate-views input[value='attention']")
+    page.wait_for_selector("#translate-figure svg[aria-label^='Attention']")
+    assert page.locator("#translate-figure .cell").evaluate_all(FILLS) == attention_fills
+    assert len(asked) == 1
+
+    # the step slider keeps its step across the switch: rows from step 2 on stay blank
+    page.fill("#translate-step", "2")
+    switch_to(page, "erasure")
+    assert page.text_content("#translate-step-out") == f"2 of {len(found['target_pieces'])}"
+    column = page.locator("#translate-figure .cell[data-col='0']").evaluate_all(FILLS)
+    assert len(set(column[2:])) == 1 and column[2] not in column[:2]
+    shoot(page, "explain-1280")
+
+    # the second hypothesis is explained as itself, in the view chosen
+    with page.expect_response(lambda r: r.url.endswith("/api/explain")):
+        page.check("#translate-hypotheses input[value='1']")
+    page.wait_for_function("text => document.querySelector('#translate-status').textContent"
+                           ".startsWith(text)", arg="Erasure of this output")
+    assert asked[-1]["target"] == hypotheses[1]["text"] and asked[-1]["methods"] == ["erasure"]
+
+
+def test_the_switch_fits_a_phone(open_page):
+    page = open_page("translate", width=390)
+    translate(page, "Wednesday, 3 March 1999", beam=3, nbest=3)
+    switch_to(page, "gradient")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    assert page.evaluate(BOXES, "#translate-figure") == [{"scrolls": True, "said": True}]
+    shoot(page, "explain-390")
+
+
+def test_attributions_are_offered_at_the_models_own_pieces(open_page):
+    page = open_page("translate")
+    page.check("#translate-form input[name='level'][value='word']")
+    translate(page)
+    disabled = page.locator("#translate-views input:disabled").evaluate_all(
+        "inputs => inputs.map(input => input.value)")
+    assert disabled == ["gradient", "integrated_gradients", "erasure"]
+    assert page.text_content("#translate-views-note") == (
+        "The attributions are over the model's own pieces: choose Labels: characters to see "
+        "them.")
+
+
+def test_a_run_without_attention_shows_its_attributions(open_page):
+    page = open_page("translate")
+    page.select_option("#translate-run", "plain")
+    page.fill("#translate-text", "Ein Mann spielt Gitarre .")
+    page.press("#translate-text", "Enter")
+    page.locator("#translate-figure .empty").wait_for()
+    assert page.is_disabled("#translate-views input[value='attention']")
+    assert "Choose an attribution under Show" in page.text_content("#translate-figure .empty")
+    found = switch_to(page, "gradient")
+    assert page.is_visible("#translate-stepper")
+    assert page.locator("#translate-figure .row-label").count() == len(found["target_pieces"])

@@ -24,8 +24,9 @@ export function inkOn(w) {
 
 let gradients = 0;
 
-/** The legend: a gradient bar from 0 to 1 with ticks, drawn at (x, y); 34 px tall. */
-export function legend(parent, x, y, width = 160) {
+/** The legend: a gradient bar from 0 to 1 with ticks under `title`, drawn at (x, y); 34 px
+ *  tall. */
+export function legend(parent, x, y, width = 160, title = "attention weight") {
   const id = `attn-scale-${++gradients}`;
   const defs = el("defs", {}, parent);
   const gradient = el("linearGradient", { id, x1: 0, x2: 1, y1: 0, y2: 0 }, defs);
@@ -33,7 +34,7 @@ export function legend(parent, x, y, width = 160) {
     el("stop", { offset: i / (BLUES.length - 1), "stop-color": colour }, gradient);
   });
   const group = el("g", { transform: `translate(${x},${y})`, class: "legend" }, parent);
-  text(group, "attention weight", { x: 0, y: 10, fill: MUTED, "font-size": 11 });
+  text(group, title, { x: 0, y: 10, fill: MUTED, "font-size": 11 });
   const bar = el("rect", { x: 0, y: 15, width, height: 8, fill: `url(#${id})` }, group);
   bar.setAttribute("stroke", "#d0d7de");
   [0, 0.5, 1].forEach((tick) => {

@@ -39,19 +39,23 @@ function layout(rowText, colText, cell) {
 
 /**
  * rows, cols: token lists; weights (rows.length, cols.length), row i the distribution that
- * produced rows[i] (a shorter row counts as zeros). masked(i, j): true where no weight can
- * exist (drawn blank). setStep(k) shows rows 0..k-1 only, outlining row k-1 (null: all);
- * snapshot() is a copy without hover or focus, for downloading.
+ * produced rows[i] (a shorter row counts as zeros), or any values from 0 to 1 (an
+ * attribution's, row-scaled). masked(i, j): true where no weight can exist (drawn blank).
+ * setStep(k) shows rows 0..k-1 only, outlining row k-1 (null: all); snapshot() is a copy
+ * without hover or focus, for downloading. what: the figure's name ("Attention"); verb: what
+ * a row does with its largest column ("looks most at"); tip(i, j): a cell's tooltip; scale:
+ * the legend's title.
  */
 class Heatmap {
-  constructor({ rows, cols, weights, cell, masked, rowName, colName }) {
-    Object.assign(this, { rows, cols, weights, cell, masked });
+  constructor({ rows, cols, weights, cell, masked, rowName, colName, what, verb, tip,
+    scale }) {
+    Object.assign(this, { rows, cols, weights, cell, masked, verb, tip });
     this.state = { step: null, ...NO_HOVER, ...NO_FOCUS };
     const rowText = rows.map((t) => label(t));
     const colText = cols.map((t) => label(t));
     this.box = layout(rowText, colText, cell);
     this.svg = svgRoot(this.box.width, this.box.height,
-      `Attention heatmap: ${rows.length} ${rowName} tokens by ${cols.length} ${colName} tokens`);
+      `${what} heatmap: ${rows.length} ${rowName} tokens by ${cols.length} ${colName} tokens`);
     this.svg.classList.add("heatmap");
     this.cells = this.drawGrid();
     // every tint under every label text: a turned label's tint would cut its neighbour's
@@ -66,7 +70,7 @@ class Heatmap {
     this.stepOutline = outline(ACCENT);
     this.rowOutline = outline(INK);
     this.columnOutline = outline(INK, "4 3");
-    legend(this.svg, this.box.left, this.box.top + rows.length * cell + 14, 160);
+    legend(this.svg, this.box.left, this.box.top + rows.length * cell + 14, 160, scale);
     this.listen();
     this.drawCells();
     this.drawHighlight();
@@ -87,7 +91,8 @@ class Heatmap {
       const rect = el("rect", { x: left + j * size, y: top + i * size, width: size - 1,
         height: size - 1, "data-row": i, "data-col": j, class: "cell" }, this.svg);
       if (!this.masked(i, j)) {
-        el("title", {}, rect).textContent = `${row} ← ${col}: ${this.weight(i, j).toFixed(3)}`;
+        el("title", {}, rect).textContent = this.tip?.(i, j)
+          ?? `${row} ← ${col}: ${this.weight(i, j).toFixed(3)}`;
       }
       return rect;
     }));
@@ -106,7 +111,7 @@ class Heatmap {
     const y = this.box.top + (i + 0.5) * this.cell;
     const best = argmax(this.cols.map((_, j) => (this.masked(i, j) ? null : this.weight(i, j))));
     const description = `${rowName} ${i + 1} “${this.rows[i]}”`
-      + (best >= 0 ? `, looks most at ${colName} “${this.cols[best]}”` : "");
+      + (best >= 0 ? `, ${this.verb} ${colName} “${this.cols[best]}”` : "");
     const { g, words } = this.labelParts(tints, texts, "row", i,
       `translate(${this.box.left - 10},${y})`, description);
     const w = this.box.rowWidths[i];
@@ -262,6 +267,8 @@ class Heatmap {
 
 /** A Heatmap (see the class); cell: pixels per cell, smaller for long sources. */
 export function heatmap({ rows, cols, weights, cell = cols.length > 24 ? 22 : 28,
-  masked = () => false, rowName = "target", colName = "source" }) {
-  return new Heatmap({ rows, cols, weights, cell, masked, rowName, colName });
+  masked = () => false, rowName = "target", colName = "source", what = "Attention",
+  verb = "looks most at", tip = null, scale = "attention weight" }) {
+  return new Heatmap({ rows, cols, weights, cell, masked, rowName, colName, what, verb, tip,
+    scale });
 }

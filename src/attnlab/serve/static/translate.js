@@ -1,6 +1,8 @@
 // The Translate tab: a sentence in, the n-best list out, and for the chosen hypothesis its
 // attention heatmap with a step slider (translation-view.js draws them, as in a notebook).
-// The label levels are the run's own (levels.js): characters first for a character model.
+// The label levels are the run's own (levels.js): characters first for a character model. At
+// the model's own pieces the heatmap's switch shows the attributions of the same output,
+// asked of POST /api/explain when chosen (each costs a few to a few dozen translations).
 
 import { latest, say, sayError } from "./api.js";
 import { fillLevels, levelsOf, vocabularyOf } from "./levels.js";
@@ -45,6 +47,7 @@ class TranslateView {
     this.form = $("translate-form");
     this.status = $("translate-status");
     this.request = latest();
+    this.explainRequest = latest(); // its own: an explanation never aborts a translation
     this.runs = pickRuns($("translate-run"), runs, "translation", this.status);
     levelToggle($("translate-levels"), "level", this.runs, $("translate-run"));
     capBeam(this.runs, $("translate-run"), [$("translate-beam"), $("translate-nbest")]);
@@ -62,10 +65,27 @@ class TranslateView {
     }
     const count = hypotheses.length === 1 ? "1 hypothesis" : `${hypotheses.length} hypotheses`;
     say(this.status, `${count} from ${run.name}.`);
-    const levelName = levelsOf(vocabularyOf(run)).find((l) => l.value === level)?.name ?? level;
+    const levels = levelsOf(vocabularyOf(run));
+    const levelName = levels.find((l) => l.value === level)?.name ?? level;
     this.results.show({ name: run.name, title: `${titleOf(run)} · ${levelName}`, hypotheses,
       data: (hypothesis) => ({ run: run.name, mechanism: run.mechanism, level, text,
-        hypothesis }) });
+        hypothesis }), ...this.explaining(run, level, text) });
+  }
+
+  /** The switch's attributions for run's translations of text at level: asked of the
+   *  server for the chosen hypothesis at the model's own pieces (the level the attributions
+   *  are computed at), else a sentence saying where to find them. */
+  explaining(run, level, text) {
+    const views = run.explains ?? [];
+    if (!views.length) return {};
+    const pieces = levelsOf(vocabularyOf(run))[0];
+    if (level !== pieces.value) {
+      return { unavailable: `The attributions are over the model's own pieces: choose `
+        + `Labels: ${pieces.name} to see them.` };
+    }
+    const explain = (hypothesis, index, view) => this.explainRequest("/api/explain", {
+      json: { run: run.name, text, target: hypothesis.text, methods: [view] } });
+    return { explain, views };
   }
 
   async translate() {

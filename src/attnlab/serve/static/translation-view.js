@@ -1,9 +1,12 @@
 // A translation's results, drawn the same on the explorer page and in a notebook: the n-best
 // list, a step slider that replays the decoding one target token at a time, the heatmap of the
-// chosen hypothesis and its downloads. Ids inside are `${prefix}-...`, so views don't clash.
+// chosen hypothesis and its downloads, and a switch that redraws the heatmap with an
+// attribution of the same output (explain-view.js). Ids inside are `${prefix}-...`, so views
+// don't clash.
 
 import { ApiError } from "./api.js";
 import { downloadBar } from "./download.js";
+import { explanationMap, fillViews, viewCaption, viewName } from "./explain-view.js";
 import { fitFigure } from "./fit.js";
 import { heatmap } from "./heatmap.js";
 import { joinTokens, stack } from "./svg.js";
@@ -70,9 +73,13 @@ function markup(p) {
       </div>
     </div>
     <figure class="figure">
+      <fieldset id="${p}-views" class="toggle views" hidden></fieldset>
+      <p id="${p}-views-note" class="views-note" hidden></p>
       <div id="${p}-figure" class="scroll"></div>
       <figcaption>Rows: the tokens it wrote; columns: the tokens it read. Hover or focus a
-        word to see what it attended to (arrow keys move between words).</figcaption>
+        word to see what it <span id="${p}-verb">attended to</span> (arrow keys move between
+        words).</figcaption>
+      <p id="${p}-view-caption" class="view-caption" hidden></p>
       <div id="${p}-downloads" class="downloads" role="group" aria-label="Download the figure">
         <span>Download</span>
         <button type="button" data-format="svg">SVG</button>
@@ -83,9 +90,12 @@ function markup(p) {
 }
 
 /**
- * The results in `box` (a .results element, filled here). show({ name, title, level,
- * hypotheses, data }) draws them: name for file names, title above the figure, data() -> the
- * JSON download; report(message, kind) hears of a problem.
+ * The results in `box` (a .results element, filled here). show({ name, title, hypotheses,
+ * data, explain, views, unavailable }) draws them: name for file names, title above the
+ * figure, data() -> the JSON download; explain(hypothesis, index, view) -> an explanation
+ * ({ source_pieces, target_pieces, views }, as POST /api/explain answers) or a Promise of one,
+ * for the attributions in `views` (default: all three); without it, unavailable: why the
+ * switch offers attention only (null: no switch). report(message, kind) hears of a problem.
  */
 export class TranslationResults {
   constructor(box, prefix, report) {
@@ -94,7 +104,11 @@ export class TranslationResults {
     this.report = report;
     box.innerHTML = markup(prefix);
     this.slider = this.part("step");
-    this.shown = null; // { name, title, hypotheses, index, map, data }
+    this.switch = this.part("views");
+    this.view = "attention"; // the view chosen, kept from one translation to the next
+    this.ticket = 0; // the latest drawing asked for: an older answer arriving late is dropped
+    // { name, title, hypotheses, index, map, data, view, step, explanation, answers, ... }
+    this.shown = null;
     this.updateDownloads = downloadBar(this.part("downloads"), () => this.figure(),
       (message) => report(message, "error"));
     this.listen();
@@ -106,56 +120,152 @@ export class TranslationResults {
 
   figure() {
     const shown = this.shown;
-    return shown?.map && {
+    if (!shown?.map) return null;
+    const attention = shown.view === "attention";
+    const named = `${shown.title} · ${viewName(shown.view)}`; // with a switch, the view it shows
+    const title = !shown.explain ? shown.title : attention ? named : `${named} (|row| / max)`;
+    return {
       run: shown.name,
-      svg: () => translationFigure(shown.map, shown.title),
-      data: () => shown.data(shown.hypotheses[shown.index]),
+      svg: () => translationFigure(shown.map, title),
+      data: () => {
+        const data = shown.data(shown.hypotheses[shown.index]);
+        return attention ? data : { ...data, view: shown.view, explanation: shown.explanation };
+      },
     };
   }
 
   /** Reveal the decoding up to step k: rows 0..k-1, the text so far. */
   step(k) {
-    const tokens = this.shown.hypotheses[this.shown.index].tokens;
+    const tokens = this.shown.map.rows;
     const [before, current] = partial(tokens, k);
     const mark = Object.assign(document.createElement("mark"), { textContent: current });
     this.part("partial").replaceChildren(before, mark);
     this.part("step-out").textContent = `${k} of ${tokens.length}`;
   }
 
-  /** Draw hypothesis `index` of the n-best list. */
+  /** The views the switch offers for the shown hypotheses: attention when they have it, and
+   *  the attributions the caller can explain. */
+  available() {
+    const { hypotheses, explain, views } = this.shown;
+    const attention = hypotheses.some((h) => h.attention !== null && h.attention !== undefined);
+    return [...(attention ? ["attention"] : []), ...(explain ? views : [])];
+  }
+
+  /** Draw hypothesis `index` of the n-best list, in the chosen view. */
   choose(index) {
-    const hypothesis = this.shown.hypotheses[index];
-    const figure = this.part("figure");
-    Object.assign(this.shown, { index, map: null });
+    Object.assign(this.shown, { index, step: null });
+    this.draw(this.view);
+  }
+
+  /** Draw the chosen hypothesis in `view`: its attention at once; an attribution from the
+   *  explanations already given, else asked for (the switch says so while it waits). */
+  draw(view) {
+    const shown = this.shown;
+    const ticket = ++this.ticket;
+    if (view === "attention" || !shown.explain || !shown.views.includes(view)) {
+      let map = null;
+      try {
+        map = hypothesisMap(shown.hypotheses[shown.index]);
+      } catch (error) {
+        this.report(error.message, "error");
+      }
+      this.render(map, "attention", null);
+      return;
+    }
+    const key = `${shown.index}:${view}`;
+    let found = shown.answers.get(key);
+    if (found === undefined) {
+      found = shown.explain(shown.hypotheses[shown.index], shown.index, view);
+      shown.answers.set(key, found);
+    }
+    if (!(found instanceof Promise)) {
+      this.drawExplanation(found, view);
+      return;
+    }
+    const started = performance.now();
+    this.report(`Computing ${viewName(view)} of this output on the server…`, "busy");
+    found.then((explanation) => {
+      shown.answers.set(key, explanation);
+      if (ticket !== this.ticket || this.shown !== shown) return;
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      this.report(`${viewName(view)[0].toUpperCase()}${viewName(view).slice(1)} of this output, `
+        + `computed in ${seconds} s.`);
+      this.drawExplanation(explanation, view);
+    }, (error) => {
+      shown.answers.delete(key); // asked again when chosen again
+      if (ticket !== this.ticket || this.shown !== shown || error?.name === "AbortError") return;
+      this.report(error instanceof ApiError ? error.message
+        : "The explanation could not be shown.", "error");
+      this.check(shown.view); // the switch back on what is drawn
+    });
+  }
+
+  drawExplanation(explanation, view) {
+    let map = null;
     try {
-      this.shown.map = hypothesisMap(hypothesis);
+      map = explanationMap(explanation, view);
     } catch (error) {
       this.report(error.message, "error");
+      this.check(this.shown.view);
+      return;
     }
-    const map = this.shown.map;
+    this.render(map, view, explanation);
+  }
+
+  /** Show map (null: nothing to draw) as view, at the step the slider was moved to. */
+  render(map, view, explanation) {
+    const shown = this.shown;
+    Object.assign(shown, { map, view, explanation });
+    this.check(view);
+    const figure = this.part("figure");
+    const caption = this.part("view-caption");
+    caption.textContent = map ? viewCaption(view) : "";
+    caption.hidden = !caption.textContent;
+    this.part("verb").textContent = view === "attention" ? "attended to" : "relied on";
     this.part("stepper").hidden = !map;
     if (!map) {
+      const more = shown.explain && shown.views.length
+        ? " Choose an attribution under Show to see what each output token relied on." : "";
       const note = Object.assign(document.createElement("p"), { className: "empty",
-        textContent: "No attention to draw for this run: only its translation." });
+        textContent: `No attention to draw for this run: only its translation.${more}` });
       figure.replaceChildren(note);
     } else {
       fitFigure(figure, map.svg); // smaller to fit, or a scroll that says so
-      this.slider.max = hypothesis.tokens.length;
-      this.slider.value = hypothesis.tokens.length;
-      this.step(hypothesis.tokens.length);
+      const rows = map.rows.length;
+      const k = shown.step === null ? rows : Math.min(shown.step, rows);
+      this.slider.max = rows;
+      this.slider.value = k;
+      if (shown.step !== null) map.setStep(k);
+      this.step(k);
     }
     this.updateDownloads();
   }
 
-  show({ name, title, hypotheses, data }) {
-    this.shown = { name, title, hypotheses, data, index: 0, map: null };
+  /** The switch: each view it offers, `view` checked. */
+  check(view) {
+    const radio = this.switch.querySelector(`input[value="${view}"]`);
+    if (radio) radio.checked = true;
+  }
+
+  show({ name, title, hypotheses, data, explain = null, views = null,
+    unavailable = null }) {
+    this.shown = { name, title, hypotheses, data, explain, index: 0, map: null, step: null,
+      view: "attention", explanation: null, answers: new Map(),
+      views: explain ? views ?? ["gradient", "integrated_gradients", "erasure"] : [] };
     this.part("hypotheses").replaceChildren(...hypotheses.map((hypothesis, index) =>
       hypothesisItem(hypothesis, index, `${this.prefix}-hypothesis`)));
+    const offered = explain || unavailable;
+    this.switch.hidden = !offered;
+    if (offered) fillViews(this.switch, `${this.prefix}-view`, this.available(), this.view);
+    const note = this.part("views-note");
+    note.textContent = explain ? "" : unavailable ?? "";
+    note.hidden = !note.textContent;
     this.box.hidden = false;
     this.choose(0);
   }
 
   clear() {
+    this.ticket += 1;
     this.box.hidden = true;
     this.shown = null;
     this.updateDownloads();
@@ -164,9 +274,15 @@ export class TranslationResults {
   listen() {
     this.part("hypotheses").addEventListener("change",
       (event) => this.choose(Number(event.target.value)));
+    this.switch.addEventListener("change", (event) => {
+      if (!this.shown) return;
+      this.view = event.target.value;
+      this.draw(this.view);
+    });
     this.slider.addEventListener("input", () => {
       if (!this.shown?.map) return;
       const k = Number(this.slider.value);
+      this.shown.step = k;
       this.shown.map.setStep(k);
       this.step(k);
     });
