@@ -5,6 +5,7 @@
     found.links("erasure")          # argmax source piece of every target piece
     found.to_dict()                 # what `attnlab explain --format json` prints
     found.save_png("explain.png")   # one panel per view
+    found                           # in Jupyter: the explorer's view, a switch between views
 
 Every view is over the model's pieces (characters for a character model), rows the target
 pieces with EOS last, columns the source pieces with EOS last: attention's own shape.
@@ -15,12 +16,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 from attnlab.models import Seq2Seq
+from attnlab.viz.notebook import View, explanation_view
 
 from .attribution import (
     METHODS,
@@ -68,6 +71,23 @@ class Explanation:
         from .figure import explanation_figure
 
         explanation_figure(self, list(views or self.views), path)
+
+    def _view(self) -> View:
+        """The explorer's translation view of this output with a switch between attention and
+        each attribution (attnlab.viz.notebook): what a notebook draws, what attnlab.show
+        shows."""
+        return explanation_view(self.source_pieces, self.target_pieces, self.text, self.views,
+                                source=self.source, log_probs=self.log_probs)
+
+    def _repr_html_(self) -> str:
+        return self._view()._repr_html_()
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return self._view()._repr_mimebundle_(include, exclude)
+
+    def save_html(self, path: str | os.PathLike) -> Path:
+        """The notebook's interactive view as a page of its own (nothing fetched)."""
+        return self._view().save_html(path)
 
 
 def explain_pair(model: Seq2Seq, source: str, source_ids: Sequence[int], text: str,

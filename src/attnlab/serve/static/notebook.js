@@ -6,6 +6,7 @@
 
 import { CaptionResults, captionFigure, strip } from "./caption-view.js";
 import { card, compareFigure } from "./compare-view.js";
+import { explanationMap, viewName } from "./explain-view.js";
 import { fillLevels } from "./levels.js";
 import { readingDownload, readingFigure, readingMatrix, ReadingResults } from "./reading-view.js";
 import { stack } from "./svg.js";
@@ -47,12 +48,16 @@ function mountTranslation(view, payload, prefix, status) {
   const box = element("div", "results", view);
   box.id = `${prefix}-results`;
   const results = new TranslationResults(box, prefix, (message, kind) => say(status, message, kind));
+  // an explanation's attributions, given whole: the switch draws them with no request
+  const explanation = payload.explanation;
+  if (explanation) results.view = payload.view;
   const draw = (value) => {
     const level = levels.find((l) => l.value === value) ?? levels[0];
     say(status, level.note ?? ""); // a long input drawn smaller says so
     results.show({ name: payload.name, title: levelTitle(payload, level),
       hypotheses: level.hypotheses, data: (hypothesis) => ({ title: payload.title,
-        level: level.value, hypothesis }) });
+        level: level.value, hypothesis }),
+      ...(explanation ? { explain: () => explanation, views: payload.attributions } : {}) });
   };
   toggle.addEventListener("change", (event) => draw(event.target.value));
   draw(levels[0].value);
@@ -125,8 +130,14 @@ export function mount(host, payload, css) {
 export function figure(payload) {
   if (payload.kind === "translation") {
     const level = payload.levels[0];
+    const view = payload.view ?? "attention"; // an explanation's first view
+    if (view !== "attention") {
+      return translationFigure(explanationMap(payload.explanation, view),
+        `${levelTitle(payload, level)} · ${viewName(view)} (|row| / max)`);
+    }
     const map = hypothesisMap(level.hypotheses[0]);
-    return map && translationFigure(map, levelTitle(payload, level));
+    const title = levelTitle(payload, level);
+    return map && translationFigure(map, payload.explanation ? `${title} · attention` : title);
   }
   if (payload.kind === "caption") {
     const { answer, veils, size } = payload;

@@ -8,13 +8,21 @@ the notebook), and exports.
     result.save_html("view.html"); result.to_svg(); result.save_png("view.png")
     result.weights                 # the attention it shows, (target, source) numpy
     attnlab.show({"dot": a, "general": b})      # side by side
+    run.explain("3 March 1999")    # attention, with a switch to each attribution of it
 
 to_svg and save_png run the page's figure code in V8 (`pip install 'attnlab[notebook]'`:
 mini-racer and resvg-py); the interactive view needs neither.
 """
 
 from .display import Displayed, show, view_of
-from .results import caption_view, compare_view, reading_view, suite_view, translation_view
+from .results import (
+    caption_view,
+    compare_view,
+    explanation_view,
+    reading_view,
+    suite_view,
+    translation_view,
+)
 from .views import View
 
 __all__ = [
@@ -22,6 +30,7 @@ __all__ = [
     "View",
     "caption_view",
     "compare_view",
+    "explanation_view",
     "reading_view",
     "show",
     "suite_view",

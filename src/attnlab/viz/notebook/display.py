@@ -51,8 +51,8 @@ def view_of(value: Any) -> View:
     translation}, side by side; of a suite's records, their table and examples)."""
     if isinstance(value, View):
         return value
-    if isinstance(value, Displayed):
-        return value._view()
+    if isinstance(value, Displayed) or callable(getattr(value, "_view", None)):
+        return value._view()  # a result that says how it is viewed (an explanation too)
     if isinstance(value, list | tuple) and value and all(_is_record(v) for v in value):
         return suite_view(value)
     if isinstance(value, list | tuple) and value:
@@ -60,14 +60,15 @@ def view_of(value: Any) -> View:
     if (
         isinstance(value, Mapping)
         and value
-        and all(hasattr(v, "source_pieces") for v in value.values())
+        and all(hasattr(v, "source_pieces") and hasattr(v, "attention")
+                for v in value.values())
     ):
         return compare_view(value)
     if isinstance(value, Mapping) and value:
         return group([titled(view_of(item), str(label)) for label, item in value.items()])
     raise TypeError(
         f"nothing to show for {type(value).__name__}: attnlab.show takes a "
-        "translation, caption or reading, a list or {label: result} of them "
+        "translation, caption, reading or explanation, a list or {label: result} of them "
         "(translations side by side) or a suite's records"
     )
 

@@ -9,6 +9,7 @@ reads: characters for a character model) and words after, as the page's levels.j
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from attnlab.viz.heatmap import shorten
 
 from .shrink import shrink
-from .tables import matrix_table
+from .tables import links_table, matrix_table
 from .views import CaptionFigureView, View, png_url, rounded
 
 # A sentence in a title is cut here with "…" (a view's table and .weights have it whole).
@@ -101,6 +102,73 @@ def translation_view(
         "\n".join(lines),
         shown,
     )
+
+
+@dataclass
+class _Forced:
+    """An explained output as hypothesis_data reads a translation (its own pieces only)."""
+
+    text: str
+    score: float
+    target_pieces: list[str]
+    source_pieces: list[str]
+    attention: Any
+
+
+def signed_scaled(values: Any) -> np.ndarray:
+    """Each row over its largest magnitude, signs kept (a row of zeros stays 0; a value that
+    is not finite becomes 0): what the page draws, |value| of it, from 0 to 1."""
+    matrix = np.nan_to_num(np.asarray(values, dtype=np.float64), nan=0.0, posinf=0.0,
+                           neginf=0.0)
+    peak = np.abs(matrix).max(axis=1, keepdims=True) if matrix.size else matrix
+    return np.divide(matrix, peak, out=np.zeros_like(matrix), where=peak > 0)
+
+
+def explanation_view(
+    source_pieces: Sequence[str],
+    target_pieces: Sequence[str],
+    text: str,
+    views: Mapping[str, Any],
+    *,
+    source: str | None = None,
+    log_probs: Sequence[float] = (),
+    title: str | None = None,
+    name: str = "explanation",
+) -> View:
+    """One output's attention beside its attributions (attnlab.explain's Explanation): the
+    translation view with a switch between them, over the model's pieces. views: "attention"
+    (a model's own, rows summing to 1; absent for a model without it) and each attribution
+    (signed, the view draws each row's |value| over its largest), (T, S) each."""
+    source_pieces, target_pieces = list(source_pieces), list(target_pieces)
+    source = source if source is not None else "".join(
+        piece for piece in source_pieces if piece != "</s>")
+    title = title or f"{quoted(source)} → {quoted(text)}"
+    attention = views.get("attention")
+    score = float(np.nansum(log_probs)) if len(log_probs) else 0.0
+    forced = _Forced(text, score, target_pieces, source_pieces, attention)
+    hypothesis = hypothesis_data(forced, "piece", "")  # its notes name "tokens"
+    attributions = [view for view in views if view != "attention"]
+    shown: dict[str, Any] = {}
+    for view in attributions:
+        # drawn smaller as the attention is (neighbours merged: magnitudes summed), or whole
+        drawn = shrink(target_pieces, source_pieces, np.abs(signed_scaled(views[view])))
+        whole = drawn.row_block == drawn.col_block == 1
+        shown[view] = rounded(signed_scaled(views[view]) if whole else drawn.weights)
+    level: dict[str, Any] = {"value": "piece", "name": "pieces", "hypotheses": [hypothesis]}
+    if hypothesis.get("note"):
+        level["note"] = hypothesis["note"]
+    payload = {
+        "kind": "translation",
+        "name": name,
+        "title": title,
+        "levels": [level],
+        "explanation": {"source_pieces": hypothesis["source_tokens"],
+                        "target_pieces": hypothesis["tokens"], "views": shown},
+        "attributions": attributions,
+        "view": "attention" if attention is not None else (attributions or ["attention"])[0],
+    }
+    table = links_table(target_pieces, source_pieces, dict(views))
+    return View(payload, f"{title}\n{table}", dict(views))
 
 
 def caption_view(

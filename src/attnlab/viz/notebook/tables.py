@@ -41,3 +41,21 @@ def matrix_table(rows: list[str], cols: list[str], weights: Any) -> str:
     if notes:
         lines.append(f"({', '.join(notes)}; .weights has them all)")
     return "\n".join(lines)
+
+
+def links_table(rows: list[str], cols: list[str], views: dict[str, Any]) -> str:
+    """Each row token's largest column by every view (by magnitude: an attribution is
+    signed), one column a view, at most ROWS rows, the rest counted."""
+    names = list(views)
+    best = {name: np.abs(np.asarray(values, dtype=np.float64)).argmax(axis=1)
+            for name, values in views.items()}
+    width = 24
+    lines = ["output".ljust(LABEL + 2) + "".join(_cut(n.replace("_", " "), width - 2).ljust(width)
+                                               for n in names)]
+    for i, token in enumerate(rows[:ROWS]):
+        cells = [token_label(cols[int(best[name][i])]) for name in names]
+        lines.append(_cut(token_label(token), LABEL).ljust(LABEL + 2)
+                     + "".join(_cut(cell, width - 2).ljust(width) for cell in cells))
+    if len(rows) > ROWS:
+        lines.append(f"({len(rows) - ROWS} more rows; .views has them all)")
+    return "\n".join(line.rstrip() for line in lines)
