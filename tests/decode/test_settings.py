@@ -11,7 +11,7 @@ from attnlab.translation.config import DecodeConfig
 
 
 @pytest.mark.parametrize(("given", "message"), [
-    ({"alpha": -1.0}, "decode.alpha: must be >= 0, got -1.0"),
+    ({"alpha": -1.0}, "decode.alpha: must be from 0 to 10, got -1.0"),
     ({"beta": math.nan}, "decode.beta: must be a finite number, got nan"),
     ({"max_len_ratio": math.inf}, "decode.max_len_ratio: must be a finite number, got inf"),
     ({"max_len_extra": -1}, "decode.max_len_extra: must be >= 0, got -1"),
