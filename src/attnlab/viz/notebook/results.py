@@ -115,13 +115,14 @@ class _Forced:
     attention: Any
 
 
-def signed_scaled(values: Any) -> np.ndarray:
-    """Each row over its largest magnitude, signs kept (a row of zeros stays 0; a value that
-    is not finite becomes 0): what the page draws, |value| of it, from 0 to 1."""
-    matrix = np.nan_to_num(np.asarray(values, dtype=np.float64), nan=0.0, posinf=0.0,
-                           neginf=0.0)
-    peak = np.abs(matrix).max(axis=1, keepdims=True) if matrix.size else matrix
-    return np.divide(matrix, peak, out=np.zeros_like(matrix), where=peak > 0)
+SIGNIFICANT = 5  # an attribution's digits in the HTML: its values can be any size
+
+
+def significant(values: Any) -> list:
+    """A matrix as nested lists of numbers to SIGNIFICANT digits (None where not finite)."""
+    matrix = np.asarray(values, dtype=np.float64)
+    return [[float(f"{v:.{SIGNIFICANT}g}") if np.isfinite(v) else None for v in row]
+            for row in matrix.tolist()]
 
 
 def explanation_view(
@@ -138,7 +139,8 @@ def explanation_view(
     """One output's attention beside its attributions (attnlab.explain's Explanation): the
     translation view with a switch between them, over the model's pieces. views: "attention"
     (a model's own, rows summing to 1; absent for a model without it) and each attribution
-    (signed, the view draws each row's |value| over its largest), (T, S) each."""
+    (signed, the view draws each row's magnitudes over its largest), (T, S) each; the payload
+    holds each attribution to SIGNIFICANT digits."""
     source_pieces, target_pieces = list(source_pieces), list(target_pieces)
     source = source if source is not None else "".join(
         piece for piece in source_pieces if piece != "</s>")
@@ -150,10 +152,11 @@ def explanation_view(
     attributions = [view for view in views if view != "attention"]
     shown: dict[str, Any] = {}
     for view in attributions:
-        # drawn smaller as the attention is (neighbours merged: magnitudes summed), or whole
-        drawn = shrink(target_pieces, source_pieces, np.abs(signed_scaled(views[view])))
+        # whole, or drawn smaller as the attention is (neighbours merged: magnitudes summed)
+        values = np.asarray(views[view], dtype=np.float64)
+        drawn = shrink(target_pieces, source_pieces, np.abs(np.nan_to_num(values)))
         whole = drawn.row_block == drawn.col_block == 1
-        shown[view] = rounded(signed_scaled(views[view]) if whole else drawn.weights)
+        shown[view] = significant(values if whole else drawn.weights)
     level: dict[str, Any] = {"value": "piece", "name": "pieces", "hypotheses": [hypothesis]}
     if hypothesis.get("note"):
         level["note"] = hypothesis["note"]
