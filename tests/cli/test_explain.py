@@ -101,3 +101,13 @@ def test_the_faithfulness_summary_counts_every_step(dates_run, dates_data):
     assert len(flat) == 5
     assert attention_layer(run.model).intervention is None     # restored afterwards
     assert [r.text for r in run.translate(sources, beam=1)] == [r.text for r in own]
+
+
+def test_an_int8_model_is_explained_by_erasure_and_refuses_gradients_in_one_sentence(dates_run):
+    from attnlab.errors import UserError
+
+    run = attnlab.load(dates_run).quantized("int8")
+    with pytest.raises(UserError, match="gradient needs gradients, and this model runs in int8"):
+        run.explain("5 mars 2003")
+    found = run.explain("5 mars 2003", methods=["erasure"])
+    assert set(found.views) == {"attention", "erasure"}

@@ -27,7 +27,7 @@ class ServedRun:
     task: str  # a key of attnlab.recipes.RECIPES
     mechanism: str
     config: dict[str, Any]
-    loaded: Any  # the recipe's trained run (TrainedRun, TrainedCaptioner, ...)
+    loaded: Any  # the recipe's Run (TranslationRun, CaptioningRun, ...): its verbs vary by task
     quantized: str | None = None  # "int8" when the model runs quantized
 
     def info(self) -> dict[str, Any]:
@@ -38,7 +38,7 @@ class ServedRun:
     def explains(self) -> list[str]:
         """The attributions its Run's explain can compute here: none when its task has no
         explain, erasure alone in int8 (a quantized layer has no gradient), else all."""
-        if not getattr(type(self.loaded), "explains", False):
+        if not self.loaded.explains:   # a class fact every Run declares
             return []
         return [GRADIENT_FREE] if self.quantized else list(METHODS)
 

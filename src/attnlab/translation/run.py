@@ -70,6 +70,7 @@ class TranslationRun(Run):
     model: Seq2Seq
     vocabs: Vocabularies
     members: list[TranslationRun] = field(default_factory=list)
+    quantization: str | None = None  # "int8" once .quantized("int8") made it
 
     @classmethod
     def load(cls, path: str | os.PathLike | Sequence[str | os.PathLike],
@@ -130,7 +131,8 @@ class TranslationRun(Run):
             raise UserError("int8 quantization runs on the CPU: give --device cpu")
         if self.members:
             return _ensemble_of([member.quantized(kind) for member in self.members])
-        return replace(self, model=cast(Seq2Seq, quantize_int8(self.model)))  # a copy
+        return replace(self, model=cast(Seq2Seq, quantize_int8(self.model)),  # a copy
+                       quantization=kind)
 
     def translate(self, lines: Sequence[str], decode: DecodeConfig | None = None, *,
                   replace_unk: bool = False, dictionary: Dictionary = None,
@@ -270,6 +272,11 @@ class TranslationRun(Run):
             raise UserError(str(error)) from None
         if steps < 1:
             raise UserError(f"integrated gradients needs at least 1 step, not {steps}")
+        gradients = [name for name in methods if name != "erasure"]
+        if self.quantization and gradients:
+            raise UserError(f"{gradients[0]} needs gradients, and this model runs in "
+                            f"{self.quantization}, whose layers have none: explain it with "
+                            f"methods=['erasure'] (--method erasure), or load it unquantized")
         if not sentence.strip():
             raise UserError("explain needs a sentence: the input is empty")
         source_ids = self.vocabs.src.encode(sentence)
