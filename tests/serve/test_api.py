@@ -64,6 +64,15 @@ def test_runs_lists_every_run_with_task_mechanism_and_config(client, runs):
     assert {run["quantized"] for run in listed.values()} == {None}
 
 
+def test_a_run_says_what_it_was_trained_on(client):
+    """The explorer shows it under the run picker: the dates task's years come from the data's
+    meta.json (issue 36: the demo's world is said, not left to a docstring)."""
+    about = {run["name"]: run["about"] for run in client.get("/api/runs").json()}
+    assert about["dates"].startswith("bahdanau / additive, global; trained on dates of 1950-2049")
+    assert about["plain"] == "none (no attention)"   # its data says nothing of itself
+    assert about["shapes"] == ""                      # a task whose Run says no more
+
+
 def test_translate_answers_the_libraries_n_best_list(client, dates_run):
     answer = client.post("/api/translate", json={"run": "dates", "text": DATE, "beam": 4,
                                                  "nbest": 3, "level": "piece"})

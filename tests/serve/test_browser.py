@@ -255,6 +255,14 @@ def test_side_by_side_heatmaps_show_all_of_themselves(open_page, width):
     shoot(page, f"compare-{width}")
 
 
+def test_the_chosen_run_says_what_it_was_trained_on(open_page):
+    page = open_page("translate")
+    about = page.locator("#translate-about")
+    assert "trained on dates of 1950-2049" in about.text_content()
+    page.select_option("#translate-run", "plain")
+    assert about.text_content() == "none (no attention)"
+
+
 def test_an_error_is_cleared_by_the_next_action(open_page):
     page = open_page("translate")
     status = page.locator("#translate-status")

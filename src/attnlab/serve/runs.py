@@ -29,10 +29,12 @@ class ServedRun:
     config: dict[str, Any]
     loaded: Any  # the recipe's Run (TranslationRun, CaptioningRun, ...): its verbs vary by task
     quantized: str | None = None  # "int8" when the model runs quantized
+    about: str = ""  # the Run's description: what it is and what it was trained on
 
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "task": self.task, "mechanism": self.mechanism,
-                "config": self.config, "quantized": self.quantized, "explains": self.explains}
+                "config": self.config, "quantized": self.quantized, "explains": self.explains,
+                "about": self.about}
 
     @property
     def explains(self) -> list[str]:
@@ -72,4 +74,4 @@ def load_served(name: str, directory: str | os.PathLike, *, quantize: str | None
         loaded = loaded.quantized(quantized)
     config = config_to_dict(loaded.config)
     return ServedRun(name, recipe.name, recipe.describe(loaded.config.model), config, loaded,
-                     quantized)
+                     quantized, loaded.description)

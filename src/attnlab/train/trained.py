@@ -96,6 +96,12 @@ class Run:
         have forms of their own and call their verbs (translate, caption, read)."""
         raise UserError(f"this is {self.kind}, which answers no request of its own")
 
+    @property
+    def description(self) -> str:
+        """What the model is and what it was trained on, in a line (the explorer shows it
+        under the run picker); "" when its task says nothing more than its name."""
+        return ""
+
     def quantized(self, kind: str | None) -> Self:
         """This run with its model in `kind` ("int8"), or as it is for None."""
         if kind is None:

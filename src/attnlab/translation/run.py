@@ -109,6 +109,13 @@ class TranslationRun(Run):
         return " + ".join(str(path) for path in self.paths)
 
     @property
+    def description(self) -> str:
+        """"bahdanau / additive, global; trained on dates of 1000-2099 (...)"."""
+        from .describe import describe_run
+
+        return describe_run(self.config)
+
+    @property
     def has_attention(self) -> bool:
         if self.members:
             return any(member.has_attention for member in self.members)

@@ -22,6 +22,14 @@ export function pickRuns(select, runs, task, status) {
   return mine;
 }
 
+/** Keep paragraph saying what the run chosen in select is (its `about`: the model and what it
+ *  was trained on, e.g. the dates task's years). */
+export function describeChoice(select, runs, paragraph) {
+  const show = () => { paragraph.textContent = runNamed(runs, select.value).about || ""; };
+  select.addEventListener("change", show);
+  show();
+}
+
 /** The run named name among runs (or a stand-in when the list changed under us). */
 export function runNamed(runs, name) {
   return runs.find((run) => run.name === name) ?? { name, mechanism: "", task: "", config: {} };

@@ -6,7 +6,7 @@
 
 import { latest, say, sayError } from "./api.js";
 import { fillLevels, levelsOf, vocabularyOf } from "./levels.js";
-import { pickRuns, runNamed, titleOf } from "./runs.js";
+import { describeChoice, pickRuns, runNamed, titleOf } from "./runs.js";
 import { TranslationResults } from "./translation-view.js";
 
 const $ = (id) => document.getElementById(id);
@@ -49,6 +49,7 @@ class TranslateView {
     this.request = latest();
     this.explainRequest = latest(); // its own: an explanation never aborts a translation
     this.runs = pickRuns($("translate-run"), runs, "translation", this.status);
+    describeChoice($("translate-run"), this.runs, $("translate-about"));
     levelToggle($("translate-levels"), "level", this.runs, $("translate-run"));
     capBeam(this.runs, $("translate-run"), [$("translate-beam"), $("translate-nbest")]);
     this.results = new TranslationResults($("translate-results"), "translate",
