@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 import platform
 import re
 from datetime import UTC, datetime
@@ -51,8 +52,8 @@ def gather(suite: Suite, directory: Path, options: RunOptions
             continue
         if len(runs) < seeds:
             missing.append(f"{member.name} ({len(runs)} of {seeds} seeds)")
-        for run in runs:
-            with_length_drop(with_exact_match(run))
+        for k, run in enumerate(runs, start=1):
+            with_length_drop(with_exact_match(run, seed_dir(directory, member.name, k)))
         record = aggregate(runs)
         record["paper_row"] = member.paper_row   # the suite's current mapping, not the old
         records.append(record)
@@ -91,11 +92,20 @@ def diagonal_aers(records: list[dict]) -> dict[str, float]:
     return found
 
 
-def with_exact_match(run: dict) -> dict:
-    """A translation run's exact match (% of outputs equal to their reference), the dates task's
-    own metric, beside BLEU: computed from the record's texts where it has none."""
+def with_exact_match(run: dict, run_dir: Path) -> dict:
+    """A translation run's exact match (% of outputs equal to their reference) beside BLEU,
+    computed from the record's texts, when it is the run's own metric: the one its config.json
+    chose its best checkpoint by (the dates task's). Of long sentences it would be 0 and say
+    nothing."""
     hypotheses, references = run.get("hypotheses"), run.get("references")
-    if hypotheses and references and "exact_match" not in run.get("scores", {}):
+    if not (hypotheses and references) or "exact_match" in run.get("scores", {}):
+        return run
+    try:
+        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+        own = config["train"]["early_stopping"]["metric"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return run   # a run folder without its config says nothing of its metric
+    if own == "exact_match":
         same = sum(h == r for h, r in zip(hypotheses, references, strict=True))
         run.setdefault("scores", {})["exact_match"] = 100.0 * same / len(hypotheses)
     return run

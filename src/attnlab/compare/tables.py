@@ -38,7 +38,10 @@ def results_rows(task: str, records: list[dict]) -> list[list[str]]:
     """One row per member: its scores (mean ± sd over the seeds when there are several), its
     updates and its own compute time (updates x median ms per update: not wall time, which
     counts pauses and validations and whatever else ran on the machine)."""
-    columns = RECIPES[task].comparison.columns
+    # a score no member has (exact match of a suite of long sentences) is no column
+    columns = [column for column in RECIPES[task].comparison.columns
+               if any(column[1] in record.get("scores", {}) or text(record, column[1], column[2])
+                      for record in records)] or list(RECIPES[task].comparison.columns[:1])
     # One column per kind of gold set (a member may have scored a subset of it).
     golds = list(dict.fromkeys(short_gold(name) for name in gold_names(records)))
     seeded = any(record.get("seeds", 1) > 1 for record in records)

@@ -236,6 +236,8 @@ def statistics(a: dict, b: dict | None, metric: str):
             return stats_a, stats_b, text_scorer(metric)
         return None
     if metric == "exact_match" and a["task"] == "translation":
+        if not all("exact_match" in member.get("scores", {}) for member in (a, b)):
+            return None  # not the runs' own metric (report.with_exact_match): nothing to test
         stats_a = _stacked([_exact(run) for run in a["runs"]])
         stats_b = _stacked([_exact(run) for run in b["runs"]])
         if stats_a is not None and stats_b is not None and stats_a.shape[1:] == stats_b.shape[1:]:
