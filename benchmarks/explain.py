@@ -16,6 +16,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 
 import torch
 
@@ -29,6 +30,23 @@ def timed(work: Callable[[], object]) -> float:
     start = time.perf_counter()
     work()
     return time.perf_counter() - start
+
+
+def measure_sentence(run, line: str, add: Callable[[str, float], None]) -> None:
+    """Time translating `line` and each attribution and test of its greedy translation."""
+    add("translate, greedy", timed(lambda: run.translate([line], beam=1)))
+    add("translate, beam 5", timed(lambda: run.translate([line], beam=5)))
+    result = run.translate([line], beam=1)[0]
+    target = [i for i in result.tokens if i != EOS_ID]
+    pair = ForcedPair.of(run.vocabs.src.encode(line), target, torch.device("cpu"))
+    for method in ("gradient", "integrated_gradients", "erasure"):
+        add(method.replace("_", " "), timed(partial(attribute, run.model, pair, method)))
+    gradient = attribute(run.model, pair, "gradient")
+    generator = torch.Generator().manual_seed(0)
+    add("faithfulness: erasure flips",
+        timed(lambda: erasure_flips(run.model, pair, gradient, generator)))
+    add("faithfulness: 20 permutations", timed(lambda: permutation_tvd(run.model, pair, generator)))
+    add("faithfulness: adversarial, 100 steps", timed(lambda: adversarial_jsd(run.model, pair)))
 
 
 def main() -> None:
@@ -48,21 +66,7 @@ def main() -> None:
         rows.setdefault(name, []).append(seconds * 1000)
 
     for line in lines:
-        add("translate, greedy", timed(lambda: run.translate([line], beam=1)))
-        add("translate, beam 5", timed(lambda: run.translate([line], beam=5)))
-        result = run.translate([line], beam=1)[0]
-        target = [i for i in result.tokens if i != EOS_ID]
-        pair = ForcedPair.of(run.vocabs.src.encode(line), target, torch.device("cpu"))
-        for method in ("gradient", "integrated_gradients", "erasure"):
-            add(method.replace("_", " "), timed(lambda: attribute(run.model, pair, method)))
-        gradient = attribute(run.model, pair, "gradient")
-        generator = torch.Generator().manual_seed(0)
-        add("faithfulness: erasure flips",
-            timed(lambda: erasure_flips(run.model, pair, gradient, generator)))
-        add("faithfulness: 20 permutations",
-            timed(lambda: permutation_tvd(run.model, pair, generator)))
-        add("faithfulness: adversarial, 100 steps",
-            timed(lambda: adversarial_jsd(run.model, pair)))
+        measure_sentence(run, line, add)
     base = statistics.median(rows["translate, greedy"])
     print(f"{len(lines)} sentences of {args.src}, run {args.run}, {args.threads} thread(s)\n")
     print("| per sentence | median ms | x greedy translation |")
