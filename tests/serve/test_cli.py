@@ -66,12 +66,13 @@ def test_limit_options_reach_the_app(runs, started):
     main(["serve", "--run", str(runs["dates"]), "--host", "0.0.0.0", "--port", "0",
           "--max-tokens", "50", "--max-upload-mb", "0.5", "--max-beam", "4",
           "--queue-size", "3", "--batch-window-ms", "2", "--max-batch", "8",
-          "--max-pixels", "1000000"])
+          "--max-pixels", "1000000", "--max-explain-steps", "16", "--explain-budget-s", "5"])
     (app, (host, _)), = started
     assert host == "0.0.0.0"
     assert app.state.service.limits == Limits(
         max_tokens=50, max_upload_bytes=524288, max_pixels=1_000_000, max_beam=4,
-        queue_size=3, batch_window_ms=2, max_batch=8)
+        queue_size=3, batch_window_ms=2, max_batch=8, max_explain_steps=16,
+        explain_budget_s=5)
 
 
 @pytest.mark.parametrize(("argv", "expected"), [

@@ -32,6 +32,11 @@ LIMIT_OPTIONS = {
     "--batch-window-ms": ("batch_window_ms", number_from(most=60_000), "how long a request "
                           "waits for others to be decoded with, at most a minute (default 5)"),
     "--max-batch": ("max_batch", int, "sentences decoded together (default 64)"),
+    "--max-explain-steps": ("max_explain_steps", int, "integrated gradients' points an "
+                            "explain request may ask for (default 64)"),
+    "--explain-budget-s": ("explain_budget_s", number_from(most=3600), "seconds one "
+                           "explanation may take, at most an hour; it holds the one worker "
+                           "(default 30)"),
 }
 
 
