@@ -45,15 +45,15 @@ def gather(suite: Suite, directory: Path, options: RunOptions
     records, missing = [], []
     seeds = options.seeds_of(suite)
     for member in suite.members:
-        runs = [record for k in range(1, seeds + 1)
-                if (record := read_record(seed_dir(directory, member.name, k))) is not None]
-        if not runs:
+        folders = [seed_dir(directory, member.name, k) for k in range(1, seeds + 1)]
+        found = [(folder, record) for folder in folders
+                 if (record := read_record(folder)) is not None]
+        if not found:
             missing.append(member.name)
             continue
-        if len(runs) < seeds:
-            missing.append(f"{member.name} ({len(runs)} of {seeds} seeds)")
-        for k, run in enumerate(runs, start=1):
-            with_length_drop(with_exact_match(run, seed_dir(directory, member.name, k)))
+        if len(found) < seeds:
+            missing.append(f"{member.name} ({len(found)} of {seeds} seeds)")
+        runs = [with_length_drop(with_exact_match(run, folder)) for folder, run in found]
         record = aggregate(runs)
         record["paper_row"] = member.paper_row   # the suite's current mapping, not the old
         records.append(record)

@@ -34,6 +34,7 @@ from attnlab.attention import as_dense
 from attnlab.data import collate
 from attnlab.data.vocab import PAD_ID
 from attnlab.models import Seq2Seq
+from attnlab.models.decoder_base import DecoderOutput
 
 METHODS = ("gradient", "integrated_gradients", "erasure")
 LABELS = {"attention": "attention", "gradient": "gradient x input",
@@ -78,19 +79,25 @@ def source_embedding(model: Seq2Seq) -> nn.Embedding:
 def step_log_probs(model: Seq2Seq, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
                    tgt_out: Tensor) -> Tensor:
     """log p(y_t | y_<t, x) of every forced target token: (B, T)."""
-    out = model.all_positions(src, src_mask, tgt_in)
-    scores = out.logits if model.outputs_log_probs else out.logits.log_softmax(-1)
-    return scores.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)
+    return _chosen(model, model.all_positions(src, src_mask, tgt_in), tgt_out)
 
 
-def forced_attention(model: Seq2Seq, pair: ForcedPair) -> np.ndarray | None:
-    """The attention of the forced pass, dense (T, S), or None for a model without it."""
+def forced_pass(model: Seq2Seq, pair: ForcedPair) -> tuple[np.ndarray | None, list[float]]:
+    """One forced pass: its attention, dense (T, S) (None for a model without it), and
+    log p(y_t | y_<t, x) of every target token."""
     with torch.no_grad():
         out = model.all_positions(pair.src, pair.src_mask, pair.tgt_in)
+        log_probs: list[float] = _chosen(model, out, pair.tgt_out)[0].double().tolist()
     if out.attention is None:
-        return None
+        return None, log_probs
     dense: np.ndarray = as_dense(out.attention, pair.positions)[0].float().cpu().numpy()
-    return dense
+    return dense, log_probs
+
+
+def _chosen(model: Seq2Seq, out: DecoderOutput, tgt_out: Tensor) -> Tensor:
+    """The log-probabilities (B, T) of the tokens tgt_out in a forced pass's output."""
+    scores = out.logits if model.outputs_log_probs else out.logits.log_softmax(-1)
+    return scores.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)
 
 
 def attribute(model: Seq2Seq, pair: ForcedPair, method: str, *,

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from attnlab.models import Seq2Seq
 from attnlab.viz.notebook import View, explanation_view
@@ -30,8 +29,7 @@ from .attribution import (
     STEPS,
     ForcedPair,
     attribute,
-    forced_attention,
-    step_log_probs,
+    forced_pass,
 )
 
 
@@ -97,15 +95,13 @@ def explain_pair(model: Seq2Seq, source: str, source_ids: Sequence[int], text: s
     device = next(model.parameters()).device
     pair = ForcedPair.of(source_ids, target_ids, device)
     views: dict[str, np.ndarray] = {}
-    attention = forced_attention(model, pair)
+    attention, log_probs = forced_pass(model, pair)
     if attention is not None:
         views["attention"] = attention
     for method in methods:
         views[method] = attribute(model, pair, method, steps=steps)
-    with torch.no_grad():
-        log_probs = step_log_probs(model, pair.src, pair.src_mask, pair.tgt_in, pair.tgt_out)
     return Explanation(source, text, source_pieces, target_pieces, views, steps,
-                       log_probs=log_probs[0].double().tolist())
+                       log_probs=log_probs)
 
 
 def method_names(methods: Sequence[str]) -> list[str]:

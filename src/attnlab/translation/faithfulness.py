@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from attnlab.data.vocab import EOS_ID
-from attnlab.explain.attribution import METHODS, ForcedPair, attribute, forced_attention
+from attnlab.explain.attribution import METHODS, ForcedPair, attribute, forced_pass
 from attnlab.explain.faithfulness import (
     adversarial_jsd,
     agreement,
@@ -81,7 +81,7 @@ def faithfulness(run: TranslatingRun, sources: Sequence[str], *, limit: int = 10
         summary.permutation_tvd.append(float(permutation_tvd(model, pair, generator).mean()))
         if index < adversarial:
             summary.adversarial_jsd.append(float(adversarial_jsd(model, pair, seed=seed).mean()))
-        attention = forced_attention(model, pair)
+        attention, _ = forced_pass(model, pair)
         assert attention is not None  # erasure_flips refused a model without attention
         for method in methods:
             values = gradient if method == "gradient" else attribute(

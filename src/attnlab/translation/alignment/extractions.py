@@ -21,7 +21,13 @@ from attnlab.explain.explanation import explain_pair
 
 from ..labels import label, sentence_pieces
 from .aer import aer_counts, aer_from_counts
-from .from_attention import EOS, alignment_from_attention, diagonal_links
+from .from_attention import (
+    EOS,
+    alignment_from_attention,
+    alignment_weights,
+    diagonal_links,
+    gold_units,
+)
 from .golds import GoldSet
 from .links import AlignmentSet, Link
 from .protocol import AlignableRun
@@ -69,15 +75,7 @@ def unit_views(run: AlignableRun, source: str, target: str, methods: Sequence[st
         magnitude = values if name == "attention" else np.abs(values)
         labelled = label(run.vocabs.src, run.vocabs.tgt, source_pieces, target_pieces,
                          magnitude)
-        if characters:
-            weights, sources, targets = (labelled.attention, labelled.source_pieces,
-                                         labelled.target_pieces)
-        else:
-            weights, sources, targets = (labelled.word_attention, labelled.source_words,
-                                         labelled.target_words)
-        rows = len(targets) - (targets[-1:] == [EOS])
-        cols = len(sources) - (sources[-1:] == [EOS])
-        views[name] = np.asarray(weights)[:rows, :cols]
+        views[name] = alignment_weights(labelled, characters)
     return views
 
 
@@ -92,8 +90,7 @@ def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str
     pairs = list(zip(gold.sources, gold.targets, gold.alignments, strict=True))[:limit]
     for source, target, links in pairs:
         views = unit_views(run, source, target, methods, steps, characters)
-        units = (len(target), len(source)) if characters else (len(target.split()),
-                                                               len(source.split()))
+        units = gold_units(source, target, characters)
         if next(iter(views.values())).shape != units:
             scores.skipped += 1  # a normalisation of the vocabulary merged or dropped a unit
         else:

@@ -91,6 +91,13 @@ def score_alignments(run: AlignableRun, gold: GoldSet, *, batch_size: int = 64,
                           diagonal_counts=aer_counts(diagonal, kept).tolist())
 
 
+def gold_units(source: str, target: str, characters: bool) -> tuple[int, int]:
+    """(target, source) sizes of a gold pair in its units: characters, or whitespace words."""
+    if characters:
+        return len(target), len(source)
+    return len(target.split()), len(source.split())
+
+
 def diagonal_links(targets: int, sources: int) -> set[Link]:
     """The trivial aligner's links for a pair of `targets` x `sources` units: target unit t to
     source unit round(t (S - 1) / (T - 1)), one link per target unit as the argmax has."""
@@ -132,8 +139,7 @@ def _predicted_links(run: AlignableRun, gold: GoldSet, batch_size: int,
     for alignment, source, target, links in zip(forced, gold.sources, gold.targets,
                                                 gold.alignments, strict=True):
         weights = alignment_weights(alignment, characters)
-        units = (len(target), len(source)) if characters else (len(target.split()),
-                                                               len(source.split()))
+        units = gold_units(source, target, characters)
         if weights.shape != units:
             continue  # a normalisation of the vocabulary merged or dropped a unit
         predicted.append(alignment_from_attention(weights) if weights.size else set())
