@@ -34,6 +34,7 @@ from attnlab.train.experiment import TaskFactory
 from attnlab.train.trained import Run
 from attnlab.translation import comparison as translation_comparison
 from attnlab.translation import describe as translation_describe
+from attnlab.translation import explanation_scores as translation_explanation
 
 # (column header, score key in a member's "scores", digits)
 ScoreColumn = tuple[str, str, int]
@@ -45,13 +46,16 @@ class Comparison:
     sentence, rwth folder, progress) -> the member's figures ({"scores": {...}, ...});
     curve_metric: the validation metric drawn against training minutes (and its label);
     columns: the results table's score columns, the first the main score; data_keys(folder):
-    the config keys that point a member at a data folder."""
+    the config keys that point a member at a data folder; explain(run_dir, the suite's explain
+    block, evaluate options, rwth folder, progress) -> the run's explanation record
+    (`attnlab compare --explain`), None for a task without one."""
 
     scores: Callable[..., dict[str, Any]]
     curve_metric: str
     curve_label: str
     columns: tuple[ScoreColumn, ...]
     data_keys: Callable[[str], dict[str, str]] = lambda folder: {"data.dir": str(folder)}
+    explain: Callable[..., dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,7 +121,8 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
         endpoint="/api/translate",
         comparison=Comparison(translation_comparison.comparison_scores, "bleu",
                               "validation BLEU", (("BLEU", "bleu", 2), ("chrF", "chrf", 2),
-                                                  ("exact match %", "exact_match", 1)))),
+                                                  ("exact match %", "exact_match", 1)),
+                              explain=translation_explanation.explanation_scores)),
     Recipe(
         name="captioning", title="captioning", purpose="image captioning",
         config_class=captioning.RunConfig, task_class=captioning.CaptionTask,

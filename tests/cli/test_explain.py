@@ -93,8 +93,11 @@ def test_the_faithfulness_summary_counts_every_step(dates_run, dates_data):
     summary = faithfulness(run, sources, limit=5, adversarial=2)
     own = run.translate(sources, beam=1)
     assert summary.sentences == 5
-    assert summary.steps == sum(len([i for i in r.tokens if i != 3]) + 1 for r in own)
+    assert sum(summary.steps) == sum(len([i for i in r.tokens if i != 3]) + 1 for r in own)
     assert all(0 <= rate <= 1 for rate in summary.rates().values())
+    assert all(len(found) == 5 for found in summary.flips.values())
+    assert all(0 <= f <= n for found in summary.flips.values()
+               for f, n in zip(found, summary.steps, strict=True))
     assert len(summary.permutation_tvd) == 5 and len(summary.adversarial_jsd) == 2
     assert set(summary.agreement) <= {"gradient", "integrated_gradients", "erasure"}
     flat = uniform_translations(run, sources, beam=1)

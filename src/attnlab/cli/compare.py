@@ -73,6 +73,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "refusing it")
     parser.add_argument("--report", action="store_true",
                         help="train nothing: write the report from the finished members")
+    parser.add_argument("--explain", action="store_true",
+                        help="train nothing: give each finished translation run its "
+                        "explanation record (every way to read links and its AER, the "
+                        "faithfulness tests, uniform attention; the suite's explain: block "
+                        "says how much), then write the report with its 'Is attention an "
+                        "alignment? Is it an explanation?' section")
     parser.add_argument("--data", metavar="DIR",
                         help="the data folder of every member (default: the suite's)")
     parser.add_argument("--scale", type=number_from(0, MAX_SCALE, above=True), default=1.0,
@@ -90,16 +96,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from attnlab.compare import RunOptions, load_suite, run_suite, write_report
 
-    if args.report and (args.only or args.seed or args.retrain):
-        raise SystemExit("attnlab compare: --report trains nothing; --only, --seed and "
-                         "--retrain train: give one of them")
+    for flag, given in (("--report", args.report), ("--explain", args.explain)):
+        if given and (args.only or args.seed or args.retrain):
+            raise SystemExit(f"attnlab compare: {flag} trains nothing; --only, --seed and "
+                             f"--retrain train: give one of them")
     if args.only and len(set(args.only)) < len(args.only):
         raise UserError(f"--only names a member twice: {' '.join(args.only)}")
     suite = load_suite(args.suite)
     options = RunOptions(data=args.data, scale=args.scale, rwth=args.rwth,
                          progress=not args.quiet, seeds=args.seeds,
                          retrain=frozenset(args.retrain), wait=args.wait)
-    if not args.report:
+    if args.explain:
+        from attnlab.compare.explaining import explain_suite
+
+        explain_suite(suite, args.dir, options)
+    elif not args.report:
         run_suite(suite, args.dir, options, only=args.only, seed=args.seed, jobs=args.jobs)
         if args.only or args.seed:
             what = " ".join(part for part in (*(args.only or []),

@@ -21,6 +21,13 @@ from attnlab.viz import comparison
 from attnlab.viz.report import STYLE, data_uri, html_table
 
 from .baseline import aligner_baseline
+from .explanations import (
+    Explained,
+    claim_tests,
+    explanation_html,
+    explanation_markdown,
+    gather_explained,
+)
 from .findings import MIN_BUCKET, findings
 from .lock import report_lock
 from .runner import RunOptions, read_record, seed_dir
@@ -146,8 +153,12 @@ def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Pa
     # The statistics once, for both pages: each is hundreds of resampling tests.
     verdict = claim_verdict(suite, records)
     tests = pairwise(records, significance_metrics(suite, records))
-    page = report_page(suite, records, missing, command, baseline, verdict, tests, vocabulary)
-    markdown = results_markdown(suite, records, missing, command, baseline, verdict, tests)
+    explained = gather_explained(suite, directory, options)   # `--explain`'s records
+    claim_tests(explained)
+    page = report_page(suite, records, missing, command, baseline, verdict, tests, vocabulary,
+                       explained)
+    markdown = results_markdown(suite, records, missing, command, baseline, verdict, tests,
+                                explained)
     written = []
     for name, text in (("report.html", page), ("results.md", markdown)):
         with atomic_output(directory / name) as file:
@@ -193,7 +204,7 @@ def vocabulary_check(directory: Path, records: list[dict]) -> str:
 
 def report_page(suite: Suite, records: list[dict], missing: list[str], command: str,
                 baseline: dict | None, verdict: Verdict | None, tests: list[PairTest],
-                vocabulary: str = "") -> str:
+                vocabulary: str = "", explained: list[Explained] | None = None) -> str:
     title = suite.title or f"attnlab compare {suite.name}"
     parts = [f"<h1>{html.escape(title)}</h1>", _header(suite, records, missing, command)]
     if vocabulary:
@@ -204,6 +215,7 @@ def report_page(suite: Suite, records: list[dict], missing: list[str], command: 
     parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)) + "".join(
         f"<p>{html.escape(note)}</p>" for note in table_notes(records)))
     parts.append(_significance_html(tests, records))
+    parts.append(explanation_html(explained or [], baseline))
     parts.append(_seeds_html(suite, records))
     parts.append(_papers_html(suite, records))
     parts.extend(_figures(suite, records, command, baseline))
@@ -449,7 +461,7 @@ def _members_html(records: list[dict]) -> str:
 
 def results_markdown(suite: Suite, records: list[dict], missing: list[str], command: str,
                      baseline: dict | None, verdict: Verdict | None,
-                     tests: list[PairTest]) -> str:
+                     tests: list[PairTest], explained: list[Explained] | None = None) -> str:
     lines = [f"### {suite.title or suite.name}", "", f"`{command}`", ""]
     if suite.scale_note:
         lines += [suite.scale_note, ""]
@@ -475,6 +487,7 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
         lines += [f"- {test.sentence}" for test in tests]
         for metric in dict.fromkeys(test.metric for test in tests):
             lines += ["", markdown_table(matrix(tests, records, metric))]
+    lines += explanation_markdown(explained or [], baseline)
     if missing:
         lines += ["", f"Not finished: {', '.join(missing)}."]
     return "\n".join(lines) + "\n"

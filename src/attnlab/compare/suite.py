@@ -27,6 +27,7 @@ A suite is a small YAML file (the shipped ones are package data, attnlab/configs
     expect:                      # what the claim predicts, pair by pair: the verdict's rule
       - {better: bahdanau, than: no-attention, metric: bleu}
       - {matches: local-p, as: luong-general, metric: bleu}
+    explain: {pairs: 100, seeds: 3}   # what --explain computes per run (attnlab.recipes)
 
 A budget is a number of updates or training to convergence (early stopping on the validation
 metric with a patience, under a maximum of updates), never wall time: a result means the same
@@ -55,9 +56,12 @@ from attnlab.recipes import RECIPES
 # The shipped suites: package data, found from a checkout or an installed wheel alike.
 SHIPPED = configs.SUITE_FOLDER
 SUITE_KEYS = {"name", "task", "title", "claim", "paper", "data", "make_data", "set", "evaluate",
-              "members", "example", "scale_note", "seeds", "budget", "expect"}
+              "members", "example", "scale_note", "seeds", "budget", "expect", "explain"}
 MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row"}
 EVALUATE_KEYS = {"beam", "length_edges", "limit"}
+# `attnlab compare SUITE --explain`: how much each run's explanation record computes (pairs of
+# the gold, test sentences, adversarial searches, integrated gradients' points, the first seeds)
+EXPLAIN_KEYS = {"pairs", "sentences", "adversarial", "steps", "seeds"}
 EXPECT_KEYS = ({"better", "than", "metric"}, {"matches", "as", "metric"},
                {"matches", "as", "metric", "margin"})
 DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
@@ -139,6 +143,7 @@ class Suite:
     seeds: int = 1
     budget: Budget | None = None    # None: the members' configs decide (a suite file of old)
     expect: list[Expectation] = field(default_factory=list)
+    explain: dict = field(default_factory=dict)   # EXPLAIN_KEYS -> a positive whole number
 
     @property
     def argument(self) -> str:
@@ -245,7 +250,16 @@ def load_suite(name_or_path: str) -> Suite:
                  evaluate=dict(data.get("evaluate") or {}), example=data.get("example"),
                  scale_note=str(data.get("scale_note", "")), seeds=seeds,
                  budget=budget,
-                 expect=_expectations(data.get("expect"), members, path))
+                 expect=_expectations(data.get("expect"), members, path),
+                 explain=_explain(data.get("explain"), path))
+
+
+def _explain(entry, path: Path) -> dict:
+    """The `explain:` block: each of EXPLAIN_KEYS a positive whole number."""
+    if entry is None:
+        return {}
+    _check_keys(entry, EXPLAIN_KEYS, f"{path}: explain")
+    return {key: _positive(value, f"{path}: explain: {key}") for key, value in entry.items()}
 
 
 def _budget(entry, path: Path) -> Budget | None:

@@ -43,7 +43,7 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
     golds = [gold for gold in (rwth_gold_for_run(run, rwth),
                                dates_gold(run, src_path, sources, references, first_lines=True))
              if gold is not None and run.has_attention]   # no attention, no alignments
-    golds = [_within_reach(run, gold) for gold in golds]
+    golds = [within_reach(run, gold) for gold in golds]
     edges = tuple(float(edge) for edge in options.get("length_edges", DEFAULT_EDGES))
     if edges[-1] != math.inf:
         edges += (math.inf,)   # the last bucket is open: "50+"
@@ -65,7 +65,7 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
             "example": _translation_example(run, example or _example_source(sources))}
 
 
-def _within_reach(run, gold):
+def within_reach(run, gold):
     """The gold pairs a location-score model can address: its softmax covers max_len source
     positions, so longer sources (EOS included) are left out and the set's name says so."""
     limit = run.model.max_source_length

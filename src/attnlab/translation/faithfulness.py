@@ -5,6 +5,7 @@ of `attnlab compare`.
 
     summary = faithfulness(run, sources, limit=100, adversarial=20)
     summary.rates()                     # erasure flip rates: top attended, random, top gradient
+    summary.flips["random"][k]          # of sentence k's summary.steps[k] steps
     uniform_translations(run, sources)  # Wiegreffe & Pinter's baseline: uniform weights
 """
 
@@ -35,24 +36,29 @@ ATTRIBUTION_STEPS = 16   # integrated gradients' points here: agreement ranks, i
 
 @dataclass
 class FaithfulnessSummary:
-    """Over `sentences` translations of `steps` target steps in all: erasure flips (counts of
-    steps whose chosen token changed: top attended, random other, top gradient position);
-    per sentence, the mean over its steps of the permutation test's median TVD, of the
+    """Per translation tested: the target steps tested (`steps`) and, of them, how many changed
+    their chosen token under erasure (`flips`: top attended, random other, top gradient
+    position); the mean over its steps of the permutation test's median TVD, of the
     adversarial JSD (the first `adversarial` sentences only) and of Kendall's tau between
-    attention and each attribution (NaN steps left out; a sentence with none is left out)."""
+    attention and each attribution (NaN steps left out; None for a sentence with none). Per
+    sentence, so that compare can resample sentences."""
 
-    sentences: int = 0
-    steps: int = 0
-    flips: dict[str, int] = field(default_factory=lambda: {
-        "top_attention": 0, "random": 0, "top_gradient": 0})
+    steps: list[int] = field(default_factory=list)
+    flips: dict[str, list[int]] = field(default_factory=lambda: {
+        "top_attention": [], "random": [], "top_gradient": []})
     permutation_tvd: list[float] = field(default_factory=list)
     adversarial_jsd: list[float] = field(default_factory=list)
-    agreement: dict[str, list[float]] = field(default_factory=dict)
+    agreement: dict[str, list[float | None]] = field(default_factory=dict)
+
+    @property
+    def sentences(self) -> int:
+        return len(self.steps)
 
     def rates(self) -> dict[str, float]:
-        """Erasure flip rates: the share of tested steps whose chosen token changed."""
-        return {name: count / self.steps if self.steps else float("nan")
-                for name, count in self.flips.items()}
+        """Erasure flip rates: the share of all tested steps whose chosen token changed."""
+        total = sum(self.steps)
+        return {name: sum(counts) / total if total else float("nan")
+                for name, counts in self.flips.items()}
 
     def to_dict(self) -> dict:
         return {**asdict(self), "flip_rates": self.rates()}
@@ -73,11 +79,10 @@ def faithfulness(run: TranslatingRun, sources: Sequence[str], *, limit: int = 10
         pair = ForcedPair.of(run.vocabs.src.encode(lines[index]), target, device)
         gradient = attribute(model, pair, "gradient")
         flips = erasure_flips(model, pair, gradient, generator)
-        summary.sentences += 1
-        summary.steps += flips.steps
+        summary.steps.append(flips.steps)
         counts = asdict(flips)
-        for name in summary.flips:
-            summary.flips[name] += counts[name]
+        for name, found in summary.flips.items():
+            found.append(counts[name])
         summary.permutation_tvd.append(float(permutation_tvd(model, pair, generator).mean()))
         if index < adversarial:
             summary.adversarial_jsd.append(float(adversarial_jsd(model, pair, seed=seed).mean()))
@@ -87,8 +92,8 @@ def faithfulness(run: TranslatingRun, sources: Sequence[str], *, limit: int = 10
             values = gradient if method == "gradient" else attribute(
                 model, pair, method, steps=ATTRIBUTION_STEPS)
             taus = agreement(attention, values)
-            if not np.isnan(taus).all():
-                summary.agreement.setdefault(method, []).append(float(np.nanmean(taus)))
+            summary.agreement.setdefault(method, []).append(
+                None if np.isnan(taus).all() else float(np.nanmean(taus)))
         if tick is not None:
             tick(1)
     return summary

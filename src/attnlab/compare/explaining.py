@@ -1,0 +1,86 @@
+"""`attnlab compare SUITE --dir DIR --explain`: each finished run's explanation record,
+DIR/<member>/seed-<k>/explain.json (extractions' AER, the faithfulness tests, uniform
+attention: attnlab.recipes' `comparison.explain`), for the report's "Is attention an
+explanation?" section (attnlab.compare.explanations).
+
+Nothing trains. A record is kept while the suite's `explain:` block is what made it, and made
+again otherwise; it is written whole or not at all, under the run's lock, so an interrupted
+`--explain` resumes at the run it stopped in.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from attnlab.errors import UserError
+from attnlab.files import atomic_output
+from attnlab.recipes import RECIPES
+
+from .layout import RunOptions, read_record, seed_dir
+from .lock import run_lock
+from .suite import Suite
+
+EXPLAIN_RECORD = "explain.json"
+
+
+def explained_seeds(suite: Suite, options: RunOptions) -> range:
+    """The seeds whose runs are explained: the first `explain.seeds`, else every seed."""
+    seeds = options.seeds_of(suite)
+    return range(1, min(seeds, suite.explain.get("seeds", seeds)) + 1)
+
+
+def asked(suite: Suite) -> dict:
+    """What the recipe is asked to compute (the explain block less its `seeds`)."""
+    return {key: value for key, value in suite.explain.items() if key != "seeds"}
+
+
+def read_explanation(run_dir: Path, suite: Suite) -> dict | None:
+    """The run's explanation record when the suite's explain block made it, else None."""
+    path = run_dir / EXPLAIN_RECORD
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None   # cut short: made again
+    return record if record.get("asked") == asked(suite) else None
+
+
+def explain_suite(suite: Suite, directory: str | Path, options: RunOptions,
+                  log: Callable[[str], None] = print) -> int:
+    """Make the explanation record of every finished run (of the explained seeds) that lacks
+    one; returns how many runs are explained. Unfinished runs are named and left for later."""
+    explain = RECIPES[suite.task].comparison.explain
+    if explain is None:
+        raise UserError(f"--explain: suite {suite.name!r} is a {suite.task} suite, and only "
+                        f"translation runs have explanation records")
+    directory = Path(directory)
+    jobs = [(member, seed) for seed in explained_seeds(suite, options) for member in suite.members]
+    waiting, done = [], 0
+    for number, (member, seed) in enumerate(jobs, start=1):
+        run_dir = seed_dir(directory, member.name, seed)
+        label = f"[{number}/{len(jobs)}] {member.name} seed {seed}"
+        if read_record(run_dir) is None:
+            waiting.append(f"{member.name} seed {seed}")
+            continue
+        if read_explanation(run_dir, suite) is not None:
+            log(f"{label}: explained, kept ({run_dir / EXPLAIN_RECORD})")
+            done += 1
+            continue
+        with run_lock(run_dir, options.wait, log):
+            started = time.monotonic()
+            log(f"{label}: explaining")
+            record = explain(run_dir, asked(suite), suite.evaluate, options.rwth,
+                             options.progress)
+            record["asked"] = asked(suite)
+            record["seconds"] = round(time.monotonic() - started, 1)
+            with atomic_output(run_dir / EXPLAIN_RECORD) as file:
+                json.dump(record, file)
+        log(f"{label}: explained in {record['seconds'] / 60:.1f} minutes")
+        done += 1
+    if waiting:
+        log(f"not finished training, so not explained: {', '.join(waiting)}")
+    return done

@@ -1,0 +1,300 @@
+"""The report's answer to "is attention an alignment, is it an explanation?", member by member
+and across seeds, from the runs' explanation records (attnlab.compare.explaining).
+
+Three claims of the survey's picture (Lilian Weng, "Attention? Attention!", 2018: draw the
+weights and you see which input each output came from), each tested per member across seeds by
+the test of attnlab.compare.across_seeds, Holm-adjusted over the members of that claim:
+
+- attention is an alignment: its argmax links have a lower AER than the diagonal aligner on
+  the same gold pairs;
+- attention agrees with gradient attribution: Kendall's tau between a step's attention and the
+  magnitude of gradient x input over the source is above 0 on average;
+- the most attended position matters more than a random one: zeroing its weight (and
+  renormalising) changes the chosen token more often than zeroing a random other position's
+  (Serrano & Smith 2019).
+
+Beside them, as figures with their spread: every extraction's AER (attention, a threshold on
+it, each attribution's argmax, the rows one step shifted), the eflomal aligner's, the
+permutation and adversarial tests (Jain & Wallace 2019) and the quality lost with uniform
+attention (Wiegreffe & Pinter 2019).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from attnlab.viz.report import html_table
+
+from .across_seeds import aer_scorer, compare_across_seeds, holm
+from .explaining import explained_seeds, read_explanation
+from .layout import RunOptions, read_record, seed_dir
+from .suite import Suite
+from .tables import markdown_table, short_gold
+from .verdicts import SAMPLES, PairTest, statistics
+
+EXTRACTIONS = ("attention", "attention >= 0.3", "gradient", "integrated_gradients", "erasure")
+CLAIMS = ("attention is an alignment (AER below the diagonal aligner's)",
+          "attention agrees with gradient attribution (Kendall's tau above 0)",
+          "the most attended position matters more than a random one (erasure flips)")
+RULE = ("Each claim is tested per member across its seeds (Welch's t over the seeds' scores "
+        "with the test set's sentence noise added, as the pairwise tables), its p Holm-adjusted "
+        "over the members tested for that claim: reproduced when significantly so (p < 0.05), "
+        "not reproduced when significantly the other way, inconclusive otherwise.")
+
+
+@dataclass
+class Explained:
+    """One member's explanation records (one per explained seed) and its compare records."""
+
+    name: str
+    label: str
+    records: list[dict]
+    runs: list[dict]
+    tests: dict[str, PairTest] = field(default_factory=dict)   # claim -> its test
+
+
+def gather_explained(suite: Suite, directory: Path, options: RunOptions) -> list[Explained]:
+    """The members with attention and at least one explanation record, in suite order."""
+    found = []
+    for member in suite.members:
+        pairs = [(record, run) for seed in explained_seeds(suite, options)
+                 if (record := read_explanation(seed_dir(directory, member.name, seed), suite))
+                 is not None and (run := read_record(seed_dir(directory, member.name, seed)))
+                 is not None]
+        pairs = [(record, run) for record, run in pairs if record.get("attention")]
+        if pairs:
+            found.append(Explained(member.name, member.label, [r for r, _ in pairs],
+                                   [run for _, run in pairs]))
+    return found
+
+
+def _stack(arrays: list[np.ndarray]) -> np.ndarray | None:
+    """(seeds, n, k), or None when the seeds' sentences differ in number."""
+    if not arrays or len({array.shape for array in arrays}) > 1:
+        return None
+    return np.stack(arrays)
+
+
+def extraction_stats(member: Explained, name: str) -> np.ndarray | None:
+    """Per seed, the per-pair AER counts of one extraction: (seeds, pairs, 4)."""
+    found = [record.get("extractions", {}).get("counts", {}).get(name)
+             for record in member.records]
+    if any(counts is None for counts in found):
+        return None
+    return _stack([np.asarray(counts, dtype=float).reshape(-1, 4) for counts in found])
+
+
+def flip_stats(member: Explained, which: str) -> np.ndarray | None:
+    """Per seed, per sentence, (steps that flipped, steps tested): (seeds, sentences, 2)."""
+    return _stack([np.stack([np.asarray(r["faithfulness"]["flips"][which], dtype=float),
+                             np.asarray(r["faithfulness"]["steps"], dtype=float)], axis=1)
+                   for r in member.records])
+
+
+def agreement_stats(member: Explained, method: str) -> np.ndarray | None:
+    """Per seed, per sentence, (tau, 1), or (0, 0) for a sentence without one."""
+    rows = []
+    for record in member.records:
+        taus = record["faithfulness"]["agreement"].get(method)
+        if taus is None:
+            return None
+        rows.append(np.asarray([[0.0, 0.0] if tau is None else [tau, 1.0] for tau in taus]))
+    return _stack(rows)
+
+
+def _test(a: np.ndarray, b: np.ndarray, scorer, member: Explained, metric: str,
+          label_b: str) -> PairTest:
+    comparison = compare_across_seeds(a, b, scorer, samples=SAMPLES, seed=12345)
+    return PairTest(member.name, label_b, metric, comparison, member.label, label_b)
+
+
+def claim_tests(members: list[Explained]) -> None:
+    """Each member's three claims (member.tests), Holm-adjusted per claim over the members."""
+    for claim in CLAIMS:
+        tests = []
+        for member in members:
+            test = _claim_test(member, claim)
+            if test is not None:
+                member.tests[claim] = test
+                tests.append(test)
+        for test, adjusted in zip(tests, holm([t.comparison.p_value for t in tests]),
+                                  strict=True):
+            test.p_adjusted = adjusted
+
+
+def _claim_test(member: Explained, claim: str) -> PairTest | None:
+    if claim == CLAIMS[0]:
+        attention, diagonal = extraction_stats(member, "attention"), \
+            extraction_stats(member, "diagonal")
+        if attention is None or diagonal is None:
+            return None
+        return _test(attention, diagonal, aer_scorer, member, "aer", "the diagonal aligner")
+    if claim == CLAIMS[1]:
+        taus = agreement_stats(member, "gradient")
+        if taus is None:
+            return None
+        return _test(taus, np.zeros_like(taus) + [0.0, 1.0], _mean_or_zero, member,
+                     "Kendall's tau", "no agreement (tau 0)")
+    top, random = flip_stats(member, "top_attention"), flip_stats(member, "random")
+    if top is None or random is None:
+        return None
+    return _test(top, random, _rate, member, "erasure flip rate",
+                 "a random other position")
+
+
+def _mean_or_zero(sums: np.ndarray) -> np.ndarray:
+    return np.divide(sums[..., 0], sums[..., 1], out=np.zeros(sums.shape[:-1]),
+                     where=sums[..., 1] > 0)
+
+
+def _rate(sums: np.ndarray) -> np.ndarray:
+    return 100.0 * _mean_or_zero(sums)
+
+
+def claim_outcome(test: PairTest | None) -> str:
+    if test is None:
+        return "not measured"
+    return {">": "reproduced", "<": "not reproduced"}.get(test.direction, "inconclusive")
+
+
+def claim_lines(members: list[Explained]) -> list[str]:
+    """One line per member and claim: the outcome and what the test found."""
+    lines = []
+    for member in members:
+        for claim in CLAIMS:
+            test = member.tests.get(claim)
+            found = test.finding if test is not None else "no record to test"
+            lines.append(f"{member.label}: {claim}: {claim_outcome(test)} ({found}).")
+    return lines
+
+
+def _mean_sd(values: list[float], digits: int = 3) -> str:
+    """"0.412 ± 0.010" (sd over the seeds), or the one value."""
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return f"{values[0]:.{digits}f}"
+    return f"{np.mean(values):.{digits}f} ± {np.std(values, ddof=1):.{digits}f}"
+
+
+def aer_rows(members: list[Explained]) -> list[list[str]]:
+    """Member x extraction AER (mean ± sd over seeds), the diagonal's, the rows shifted."""
+    names = [name for name in EXTRACTIONS
+             if any(extraction_stats(m, name) is not None for m in members)]
+    rows = [["member", "seeds", *names, "row t-1", "row t+1", "diagonal"]]
+    for member in members:
+        row = [member.label, str(len(member.records))]
+        for name in names:
+            stats = extraction_stats(member, name)
+            row.append("-" if stats is None else
+                       _mean_sd(list(aer_scorer(stats.sum(axis=1)))))
+        for shift in ("-1", "1"):
+            checks = [run.get("row_check") or {} for run in member.runs]
+            row.append(_mean_sd([c["aer"][shift] for c in checks if shift in c.get("aer", {})]))
+        diagonal = extraction_stats(member, "diagonal")
+        row.append("-" if diagonal is None else f"{aer_scorer(diagonal[0].sum(axis=0)):.3f}")
+        rows.append(row)
+    return rows
+
+
+def aligner_line(eflomal: dict | None) -> str:
+    """The statistical aligner's AER (DIR/aligner.json), when the report has it."""
+    if not eflomal or eflomal.get("aer") is None:
+        return ""
+    return (f"Beside them, {eflomal['label']}: AER {eflomal['aer']:.3f} on all "
+            f"{eflomal.get('pairs', '?')} gold pairs (trained on them and the suite's training "
+            f"text).")
+
+
+def faithfulness_rows(members: list[Explained]) -> list[list[str]]:
+    """Per member: erasure flip rates, agreement with each attribution, the permutation and
+    adversarial distances, and the BLEU (and exact match) lost with uniform attention."""
+    rows = [["member", "flips: top attended %", "random %", "top gradient %",
+             "tau: gradient", "integrated gradients", "erasure",
+             "permutation TVD", "adversarial JSD", "uniform attention: BLEU lost"]]
+    for member in members:
+        row = [member.label]
+        for which in ("top_attention", "random", "top_gradient"):
+            stats = flip_stats(member, which)
+            row.append("-" if stats is None else _mean_sd(list(_rate(stats.sum(axis=1))), 1))
+        for method in ("gradient", "integrated_gradients", "erasure"):
+            stats = agreement_stats(member, method)
+            row.append("-" if stats is None else
+                       _mean_sd(list(_mean_or_zero(stats.sum(axis=1))), 2))
+        for key in ("permutation_tvd", "adversarial_jsd"):
+            row.append(_mean_sd([float(np.mean(r["faithfulness"][key]))
+                                 for r in member.records if r["faithfulness"][key]], 3))
+        row.append(uniform_loss(member))
+        rows.append(row)
+    return rows
+
+
+def uniform_loss(member: Explained) -> str:
+    """Own BLEU minus uniform attention's across seeds: "12.3 (95% CI 10.1 to 14.5)"."""
+    own = {"name": member.name, "task": "translation", "runs": member.runs}
+    flat = {"name": "uniform", "task": "translation",
+            "runs": [record["uniform"] for record in member.records]}
+    found = statistics(own, flat, "bleu")
+    if found is None:
+        return "-"
+    comparison = compare_across_seeds(*found, samples=SAMPLES, seed=12345)
+    interval = comparison.interval()
+    if interval is None:
+        return f"{comparison.difference:.1f} (one seed)"
+    return f"{comparison.difference:.1f} (95% CI {interval[0]:.1f} to {interval[1]:.1f})"
+
+
+def gold_line(members: list[Explained]) -> str:
+    """Which gold and how many pairs and sentences the figures rest on."""
+    record = members[0].records[0]
+    extractions = record.get("extractions")
+    faith = record["faithfulness"]
+    gold = (f"AER on {short_gold(extractions['gold'])} ({extractions['pairs']} pairs, in "
+            f"{extractions['unit']}; {extractions['skipped']} left out)" if extractions
+            else "no gold alignments for these runs")
+    settings = record["settings"]
+    return (f"{gold}; the faithfulness tests on the first {len(faith['steps'])} test sentences "
+            f"(the model's own greedy translation forced; adversarial search on "
+            f"{settings['adversarial']}; integrated gradients with {settings['steps']} points "
+            f"from an all-zero embedding); uniform attention decodes the whole test set as the "
+            f"member was scored.")
+
+
+def explanation_html(members: list[Explained], eflomal: dict | None) -> str:
+    if not members:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in claim_lines(members))
+    return ("<h2>Is attention an alignment? Is it an explanation?</h2>"
+            f"<p>{html.escape(gold_line(members))} Figures are mean ± sd over the seeds "
+            f"(n in the table).</p>"
+            f"<ul>{items}</ul><details><summary>The rule</summary><p>{html.escape(RULE)}</p>"
+            f"</details><h3>AER of every way to read links</h3>"
+            f"{html_table(aer_rows(members))}<p>{html.escape(aligner_line(eflomal))}</p>"
+            f"<h3>Faithfulness</h3>"
+            f"{html_table(faithfulness_rows(members))}<p>{html.escape(FAITHFULNESS_NOTE)}</p>")
+
+
+FAITHFULNESS_NOTE = (
+    "Flips: the share of target steps whose chosen token changed when one source position's "
+    "weight was zeroed and the rest renormalised (Serrano & Smith 2019). tau: Kendall's rank "
+    "correlation per step between attention and an attribution's magnitude, averaged per "
+    "sentence. Permutation TVD: the median total variation distance of the output "
+    "distribution when a step's weights are shuffled; adversarial JSD: how far (Jensen-Shannon, "
+    "0 to 1) the weights can move while the output stays within TVD 0.01 (Jain & Wallace "
+    "2019). Uniform attention: equal weight on every source position at every step "
+    "(Wiegreffe & Pinter 2019), BLEU lost against the member's own, across seeds.")
+
+
+def explanation_markdown(members: list[Explained], eflomal: dict | None) -> list[str]:
+    if not members:
+        return []
+    return ["", "#### Is attention an alignment? Is it an explanation?", "",
+            gold_line(members) + " Figures are mean ± sd over the seeds (n in the table).", "",
+            *(f"- {line}" for line in claim_lines(members)), "", f"Rule: {RULE}", "",
+            markdown_table(aer_rows(members)), "", aligner_line(eflomal), "",
+            markdown_table(faithfulness_rows(members)), "", FAITHFULNESS_NOTE]
+

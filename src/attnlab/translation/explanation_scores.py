@@ -1,0 +1,69 @@
+"""A translation run's answer to "is attention an alignment, is it an explanation?", as one
+JSON-able record for `attnlab compare SUITE --explain` (its DIR/<member>/seed-<k>/explain.json):
+
+- every extraction's AER on the run's gold (the dates task's gold, else RWTH German-English),
+  per pair, beside the diagonal aligner (alignment/extractions.py);
+- the faithfulness tests on the first test sentences, per sentence (faithfulness.py);
+- the test set translated again with uniform attention (Wiegreffe & Pinter 2019), with the
+  suite's beam, beside the member's own hypotheses in its compare.json.
+
+Per pair and per sentence, so that compare's statistics resample sentences within seeds
+(attnlab.compare.across_seeds). `settings` fix how much is computed; a record made with other
+settings is made again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from attnlab.train.progress import progress_bar
+
+from .alignment import dates_gold, rwth_gold_for_run
+from .alignment.extractions import extraction_scores
+from .comparison import within_reach
+from .evaluate import read_pairs
+from .faithfulness import faithfulness, uniform_translations
+from .run import TranslationRun
+
+# What an explain record computes unless the suite's `explain:` block says otherwise: pairs of
+# the gold and test sentences (the first ones), adversarial searches (the costliest test, 100
+# gradient steps per target step), integrated gradients' points.
+DEFAULTS = {"pairs": 200, "sentences": 100, "adversarial": 20, "steps": 16}
+
+
+def explanation_scores(run_dir: Path, asked: Mapping[str, int], evaluate: Mapping[str, Any],
+                       rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
+    """The record (see the module). `asked`: the suite's explain block (pairs, sentences,
+    adversarial, steps; DEFAULTS for the rest); `evaluate`: the suite's evaluate options (beam,
+    limit), as the member was scored with."""
+    settings = {**DEFAULTS, **{key: asked[key] for key in DEFAULTS if key in asked}}
+    run = TranslationRun.load(run_dir)
+    if not run.has_attention:
+        return {"settings": dict(settings), "attention": False}
+    sources, references, src_path = read_pairs(run, None, None)
+    limit = evaluate.get("limit")
+    if limit:
+        sources, references = sources[:limit], references[:limit]
+    gold = (dates_gold(run, src_path, sources, references, first_lines=True)
+            or rwth_gold_for_run(run, rwth))
+    record: dict[str, Any] = {"settings": dict(settings), "attention": True}
+    if gold is not None:
+        gold = within_reach(run, gold)
+        pairs = min(settings["pairs"], len(gold.sources))
+        with progress_bar(pairs, "extractions", enabled=progress, unit="pair") as bar:
+            found = extraction_scores(run, gold, steps=settings["steps"],
+                                      limit=settings["pairs"], tick=bar.update)
+        record["extractions"] = found.to_dict()
+    sentences = min(settings["sentences"], len(sources))
+    with progress_bar(sentences, "faithfulness", enabled=progress, unit="sentence") as bar:
+        summary = faithfulness(run, sources, limit=settings["sentences"],
+                               adversarial=settings["adversarial"], tick=bar.update)
+    record["faithfulness"] = summary.to_dict()
+    decode = run.decode_settings(beam=evaluate.get("beam", 5))
+    flat = uniform_translations(run, sources, decode=decode)
+    record["uniform"] = {"hypotheses": [result.text for result in flat],
+                         "references": list(references), "beam": decode.beam}
+    return record

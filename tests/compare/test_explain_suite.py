@@ -1,0 +1,181 @@
+"""`attnlab compare SUITE --explain`: each finished run's explanation record, kept while the
+suite's explain block is what made it, and the report's claims across seeds; the claims'
+tests on hand-made records whose truth is known."""
+
+import html
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from attnlab.cli import main
+from attnlab.compare.explanations import (
+    CLAIMS,
+    Explained,
+    aer_rows,
+    claim_outcome,
+    claim_tests,
+    faithfulness_rows,
+)
+from attnlab.compare.suite import load_suite
+from attnlab.errors import ConfigError
+
+from .test_compare import suite_file
+
+EXPLAIN = {"pairs": 6, "sentences": 3, "adversarial": 1, "steps": 4}
+
+
+def explained_suite(tmp_path, data_dir, **explain):
+    path = suite_file(tmp_path, data_dir, steps=(10, 40))
+    suite = yaml.safe_load(path.read_text())
+    suite.update(seeds=2, explain={**EXPLAIN, **explain})
+    path.write_text(yaml.safe_dump(suite))
+    return path
+
+
+@pytest.mark.slow
+def test_explain_records_every_finished_run_keeps_them_and_reports_the_claims(
+        tmp_path, dates_dir, capsys):
+    out = tmp_path / "out"
+    suite = str(explained_suite(tmp_path, dates_dir))
+    assert main(["compare", suite, "--dir", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["compare", suite, "--dir", str(out), "--explain", "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert "bahdanau seed 2: explained in" in said and "plain seed 1: explained in" in said
+    plain = json.loads((out / "plain" / "seed-1" / "explain.json").read_text())
+    assert plain["attention"] is False                 # nothing to explain, and it says so
+    record = json.loads((out / "bahdanau" / "seed-1" / "explain.json").read_text())
+    assert record["asked"] == EXPLAIN and record["settings"]["pairs"] == 6
+    extractions = record["extractions"]
+    assert extractions["pairs"] + extractions["skipped"] == 6
+    assert {"attention", "attention >= 0.3", "gradient", "integrated_gradients", "erasure",
+            "diagonal"} == set(extractions["counts"])
+    faith = record["faithfulness"]
+    assert len(faith["steps"]) == 3 and len(faith["adversarial_jsd"]) == 1
+    assert all(len(flips) == 3 for flips in faith["flips"].values())
+    scored = json.loads((out / "bahdanau" / "seed-1" / "compare.json").read_text())
+    assert len(record["uniform"]["hypotheses"]) == len(scored["hypotheses"]) == 30
+
+    page = (out / "report.html").read_text()
+    assert "Is attention an alignment? Is it an explanation?" in page
+    for claim in CLAIMS:
+        assert html.escape(f"Bahdanau: {claim}: ") in page
+    assert "no attention: attention is" not in page     # a member without attention is left out
+    markdown = (out / "results.md").read_text()
+    assert "#### Is attention an alignment?" in markdown and "row t+1" in markdown
+
+    stamp = (out / "bahdanau" / "seed-1" / "explain.json").stat().st_mtime_ns
+    assert main(["compare", suite, "--dir", str(out), "--explain", "--quiet"]) == 0
+    assert "bahdanau seed 1: explained, kept" in capsys.readouterr().out
+    assert (out / "bahdanau" / "seed-1" / "explain.json").stat().st_mtime_ns == stamp
+    # Another explain block: the records it did not make are made again.
+    other = str(explained_suite(tmp_path, dates_dir, sentences=2))
+    assert main(["compare", other, "--dir", str(out), "--explain", "--quiet"]) == 0
+    again = json.loads((out / "bahdanau" / "seed-1" / "explain.json").read_text())
+    assert len(again["faithfulness"]["steps"]) == 2
+
+
+def test_explain_trains_nothing_so_it_refuses_only_seed_and_retrain(tmp_path, dates_dir):
+    suite = str(explained_suite(tmp_path, dates_dir))
+    for flag in (["--only", "bahdanau"], ["--seed", "1"], ["--retrain", "plain"]):
+        with pytest.raises(SystemExit, match="--explain trains nothing"):
+            main(["compare", suite, "--dir", str(tmp_path / "out"), "--explain", *flag])
+
+
+def test_a_run_not_yet_trained_is_named_and_left_for_later(tmp_path, dates_dir, capsys):
+    from attnlab.compare.explaining import explain_suite
+    from attnlab.compare.layout import RunOptions
+
+    suite = load_suite(str(explained_suite(tmp_path, dates_dir)))
+    assert explain_suite(suite, tmp_path / "empty", RunOptions(progress=False)) == 0
+    assert "not finished training, so not explained: plain seed 1, bahdanau seed 1" in \
+        capsys.readouterr().out
+
+
+@pytest.mark.parametrize("block, says", [
+    ({"pairz": 3}, "unknown key 'pairz'; did you mean 'pairs'?"),
+    ({"pairs": 0}, "explain: pairs must be a positive whole number, got 0"),
+    ({"seeds": 1.5}, "explain: seeds must be a positive whole number, got 1.5"),
+])
+def test_the_explain_block_is_checked_as_the_suite_loads(tmp_path, dates_dir, block, says):
+    path = suite_file(tmp_path, dates_dir)
+    suite = yaml.safe_load(path.read_text())
+    suite["explain"] = block
+    path.write_text(yaml.safe_dump(suite))
+    with pytest.raises(ConfigError, match=says.replace("?", r"\?").replace(".", r"\.")):
+        load_suite(str(path))
+
+
+# Hand-made records: n pairs / sentences per seed, with the truth set by construction.
+N = 80
+
+
+def record(seed, *, attention_links, diagonal_links, top_flips, random_flips, tau):
+    """One seed's explanation record: per pair (|A&S|, |A&P|, |A|, |S|) counts with
+    `attention_links` of 4 links right, the diagonal `diagonal_links`; per sentence 10 steps
+    of which top_flips / random_flips flipped; tau per sentence."""
+    rng = np.random.default_rng(seed)
+
+    def counts(right):
+        hits = np.clip(right + rng.integers(-1, 2, N), 0, 4)
+        return [[int(h), int(h), 4, 4] for h in hits]
+
+    def flips(rate):
+        return [int(f) for f in rng.binomial(10, rate, N)]
+
+    return {"attention": True, "settings": {"adversarial": 1, "steps": 4},
+            "extractions": {"gold": "dates task gold x", "unit": "characters", "pairs": N,
+                            "skipped": 0, "counts": {"attention": counts(attention_links),
+                                                     "diagonal": counts(diagonal_links)}},
+            "faithfulness": {"steps": [10] * N, "flips": {
+                "top_attention": flips(top_flips), "random": flips(random_flips),
+                "top_gradient": flips(top_flips)},
+                "agreement": {"gradient": list(tau + 0.2 * rng.standard_normal(N))},
+                "permutation_tvd": [0.1] * N, "adversarial_jsd": [0.5]},
+            "uniform": {"hypotheses": ["x"] * 4, "references": ["a b c d"] * 4}}
+
+
+def member(name, seeds=3, **truth):
+    runs = [{"hypotheses": ["a b c d"] * 4, "references": ["a b c d"] * 4,
+             "row_check": {"aer": {"-1": 0.8, "0": 0.4, "1": 0.7}}} for _ in range(seeds)]
+    return Explained(name, name.title(), [record(s, **truth) for s in range(1, seeds + 1)], runs)
+
+
+def test_each_claim_is_found_where_true_refuted_where_false_and_undecided_on_one_seed():
+    aligned = member("aligned", attention_links=3, diagonal_links=1, top_flips=0.5,
+                     random_flips=0.05, tau=0.4)
+    backwards = member("backwards", attention_links=1, diagonal_links=3, top_flips=0.1,
+                       random_flips=0.1, tau=-0.4)
+    lonely = member("lonely", seeds=1, attention_links=3, diagonal_links=1, top_flips=0.5,
+                    random_flips=0.05, tau=0.4)
+    claim_tests([aligned, backwards, lonely])
+    assert [claim_outcome(aligned.tests[c]) for c in CLAIMS] == ["reproduced"] * 3
+    outcomes = [claim_outcome(backwards.tests[c]) for c in CLAIMS]
+    assert outcomes == ["not reproduced", "not reproduced", "inconclusive"]
+    assert [claim_outcome(lonely.tests[c]) for c in CLAIMS] == ["inconclusive"] * 3
+    assert all(t.p_adjusted is not None for t in aligned.tests.values())   # Holm-adjusted
+    rows = aer_rows([aligned, backwards])
+    assert rows[0][:3] == ["member", "seeds", "attention"] and rows[1][1] == "3"
+    assert rows[1][-3:-1] == ["0.800 ± 0.000", "0.700 ± 0.000"]       # the rows shifted
+    table = faithfulness_rows([aligned])
+    assert table[1][-1].startswith("100.0 (")     # all of BLEU lost with uniform attention
+
+
+def test_equal_flip_rates_are_declared_different_at_most_at_the_level():
+    """Under a true null (top attended and random flip alike) the claim's test rejects at
+    about alpha: 40 simulated 3-seed members."""
+    rejected = 0
+    members = [member(f"m{k}", attention_links=2, diagonal_links=2, top_flips=0.2,
+                      random_flips=0.2, tau=0.0) for k in range(40)]
+    for k, found in enumerate(members):   # distinct random draws per member
+        for seed, rec in enumerate(found.records):
+            rng = np.random.default_rng(1000 * k + seed)
+            for which in ("top_attention", "random"):
+                rec["faithfulness"]["flips"][which] = [int(f) for f in rng.binomial(10, 0.2, N)]
+    claim_tests(members)
+    for found in members:
+        test = found.tests[CLAIMS[2]]
+        rejected += test.comparison.p_value < 0.05
+    assert rejected <= 6, rejected        # 40 tests at 0.05: 2 expected, 6 is p < 0.02
