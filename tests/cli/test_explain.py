@@ -82,6 +82,9 @@ def test_every_extraction_is_scored_and_attentions_agrees_with_its_aer(dates_run
     assert scores.counts["attention"] == attention.counts
     assert scores.counts["diagonal"] == attention.diagonal_counts
     assert all(0 <= scores.aer(name) <= 1 for name in scores.counts)
+    cheap = extraction_scores(run, gold, methods=["gradient"], limit=5)   # a suite's methods
+    assert set(cheap.counts) == {"attention", "attention >= 0.3", "gradient", "diagonal"}
+    assert cheap.counts["gradient"] == scores.counts["gradient"][:5]
 
 
 def test_the_faithfulness_summary_counts_every_step(dates_run, dates_data):
@@ -100,6 +103,9 @@ def test_the_faithfulness_summary_counts_every_step(dates_run, dates_data):
                for f, n in zip(found, summary.steps, strict=True))
     assert len(summary.permutation_tvd) == 5 and len(summary.adversarial_jsd) == 2
     assert set(summary.agreement) <= {"gradient", "integrated_gradients", "erasure"}
+    assert all(len(taus) == 5 for taus in summary.agreement.values())   # None where none
+    only = faithfulness(run, sources, limit=2, adversarial=0, methods=["erasure"])
+    assert set(only.agreement) == {"gradient", "erasure"}   # gradient's always: erasure needs it
     flat = uniform_translations(run, sources, beam=1)
     assert len(flat) == 5
     assert attention_layer(run.model).intervention is None     # restored afterwards

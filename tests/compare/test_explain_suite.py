@@ -4,6 +4,7 @@ tests on hand-made records whose truth is known."""
 
 import html
 import json
+import re
 
 import numpy as np
 import pytest
@@ -98,13 +99,15 @@ def test_a_run_not_yet_trained_is_named_and_left_for_later(tmp_path, dates_dir, 
     ({"pairz": 3}, "unknown key 'pairz'; did you mean 'pairs'?"),
     ({"pairs": 0}, "explain: pairs must be a positive whole number, got 0"),
     ({"seeds": 1.5}, "explain: seeds must be a positive whole number, got 1.5"),
+    ({"methods": ["saliency"]}, "explain: methods is a list of gradient, integrated_gradients, "
+                                "erasure, got ['saliency']"),
 ])
 def test_the_explain_block_is_checked_as_the_suite_loads(tmp_path, dates_dir, block, says):
     path = suite_file(tmp_path, dates_dir)
     suite = yaml.safe_load(path.read_text())
     suite["explain"] = block
     path.write_text(yaml.safe_dump(suite))
-    with pytest.raises(ConfigError, match=says.replace("?", r"\?").replace(".", r"\.")):
+    with pytest.raises(ConfigError, match=re.escape(says)):
         load_suite(str(path))
 
 

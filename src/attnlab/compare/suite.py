@@ -46,6 +46,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -61,7 +62,9 @@ MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row"}
 EVALUATE_KEYS = {"beam", "length_edges", "limit"}
 # `attnlab compare SUITE --explain`: how much each run's explanation record computes (pairs of
 # the gold, test sentences, adversarial searches, integrated gradients' points, the first seeds)
-EXPLAIN_KEYS = {"pairs", "sentences", "adversarial", "steps", "seeds"}
+# and which attributions (methods: a list; on long sentences erasure and integrated gradients
+# cost 20 times what gradient x input does)
+EXPLAIN_KEYS = {"pairs", "sentences", "adversarial", "steps", "seeds", "methods"}
 EXPECT_KEYS = ({"better", "than", "metric"}, {"matches", "as", "metric"},
                {"matches", "as", "metric", "margin"})
 DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
@@ -143,7 +146,7 @@ class Suite:
     seeds: int = 1
     budget: Budget | None = None    # None: the members' configs decide (a suite file of old)
     expect: list[Expectation] = field(default_factory=list)
-    explain: dict = field(default_factory=dict)   # EXPLAIN_KEYS -> a positive whole number
+    explain: dict = field(default_factory=dict)   # see EXPLAIN_KEYS
 
     @property
     def argument(self) -> str:
@@ -255,11 +258,22 @@ def load_suite(name_or_path: str) -> Suite:
 
 
 def _explain(entry, path: Path) -> dict:
-    """The `explain:` block: each of EXPLAIN_KEYS a positive whole number."""
+    """The `explain:` block: `methods` a list of attribution methods, the rest positive whole
+    numbers."""
     if entry is None:
         return {}
     _check_keys(entry, EXPLAIN_KEYS, f"{path}: explain")
-    return {key: _positive(value, f"{path}: explain: {key}") for key, value in entry.items()}
+    block: dict[str, Any] = {key: _positive(value, f"{path}: explain: {key}")
+                             for key, value in entry.items() if key != "methods"}
+    if "methods" in entry:
+        from attnlab.explain.attribution import METHODS
+
+        methods = entry["methods"]
+        if not isinstance(methods, list) or not methods or not set(methods) <= set(METHODS):
+            raise ConfigError(f"{path}: explain: methods is a list of {', '.join(METHODS)}, "
+                              f"got {methods!r}")
+        block["methods"] = list(methods)
+    return block
 
 
 def _budget(entry, path: Path) -> Budget | None:

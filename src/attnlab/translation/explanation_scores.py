@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from attnlab.explain.attribution import METHODS
 from attnlab.train.progress import progress_bar
 
 from .alignment import dates_gold, rwth_gold_for_run
@@ -31,14 +32,15 @@ from .run import TranslationRun
 # What an explain record computes unless the suite's `explain:` block says otherwise: pairs of
 # the gold and test sentences (the first ones), adversarial searches (the costliest test, 100
 # gradient steps per target step), integrated gradients' points.
-DEFAULTS = {"pairs": 200, "sentences": 100, "adversarial": 20, "steps": 16}
+DEFAULTS: dict[str, Any] = {"pairs": 200, "sentences": 100, "adversarial": 20, "steps": 16,
+                            "methods": list(METHODS)}
 
 
-def explanation_scores(run_dir: Path, asked: Mapping[str, int], evaluate: Mapping[str, Any],
+def explanation_scores(run_dir: Path, asked: Mapping[str, Any], evaluate: Mapping[str, Any],
                        rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
     """The record (see the module). `asked`: the suite's explain block (pairs, sentences,
-    adversarial, steps; DEFAULTS for the rest); `evaluate`: the suite's evaluate options (beam,
-    limit), as the member was scored with."""
+    adversarial, steps, methods; DEFAULTS for the rest); `evaluate`: the suite's evaluate
+    options (beam, limit), as the member was scored with."""
     settings = {**DEFAULTS, **{key: asked[key] for key in DEFAULTS if key in asked}}
     run = TranslationRun.load(run_dir)
     if not run.has_attention:
@@ -54,13 +56,16 @@ def explanation_scores(run_dir: Path, asked: Mapping[str, int], evaluate: Mappin
         gold = within_reach(run, gold)
         pairs = min(settings["pairs"], len(gold.sources))
         with progress_bar(pairs, "extractions", enabled=progress, unit="pair") as bar:
-            found = extraction_scores(run, gold, steps=settings["steps"],
+            found = extraction_scores(run, gold, methods=settings["methods"],
+                                      steps=settings["steps"],
                                       limit=settings["pairs"], tick=bar.update)
         record["extractions"] = found.to_dict()
     sentences = min(settings["sentences"], len(sources))
     with progress_bar(sentences, "faithfulness", enabled=progress, unit="sentence") as bar:
         summary = faithfulness(run, sources, limit=settings["sentences"],
-                               adversarial=settings["adversarial"], tick=bar.update)
+                               adversarial=settings["adversarial"],
+                               methods=settings["methods"], steps=settings["steps"],
+                               tick=bar.update)
     record["faithfulness"] = summary.to_dict()
     decode = run.decode_settings(beam=evaluate.get("beam", 5))
     flat = uniform_translations(run, sources, decode=decode)

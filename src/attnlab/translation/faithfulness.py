@@ -66,9 +66,11 @@ class FaithfulnessSummary:
 
 def faithfulness(run: TranslatingRun, sources: Sequence[str], *, limit: int = 100,
                  adversarial: int = 20, methods: Sequence[str] = METHODS,
-                 seed: int = 0, tick: Callable[[int], None] | None = None
-                 ) -> FaithfulnessSummary:
-    """The faithfulness tests on the first `limit` non-empty `sources` (see the module)."""
+                 steps: int = ATTRIBUTION_STEPS, seed: int = 0,
+                 tick: Callable[[int], None] | None = None) -> FaithfulnessSummary:
+    """The faithfulness tests on the first `limit` non-empty `sources` (see the module);
+    agreement with gradient x input always (the erasure test computes it), with the other
+    `methods` (integrated gradients with `steps` points) as asked."""
     model = run.model
     device = next(model.parameters()).device
     lines = [line for line in sources if line.strip()][:limit]
@@ -88,9 +90,9 @@ def faithfulness(run: TranslatingRun, sources: Sequence[str], *, limit: int = 10
             summary.adversarial_jsd.append(float(adversarial_jsd(model, pair, seed=seed).mean()))
         attention, _ = forced_pass(model, pair)
         assert attention is not None  # erasure_flips refused a model without attention
-        for method in methods:
+        for method in dict.fromkeys(["gradient", *methods]):
             values = gradient if method == "gradient" else attribute(
-                model, pair, method, steps=ATTRIBUTION_STEPS)
+                model, pair, method, steps=steps)
             taus = agreement(attention, values)
             summary.agreement.setdefault(method, []).append(
                 None if np.isnan(taus).all() else float(np.nanmean(taus)))
