@@ -264,12 +264,13 @@ def gold_line(members: list[Explained]) -> str:
             f"member was scored.")
 
 
-def explanation_html(members: list[Explained], eflomal: dict | None) -> str:
+def explanation_html(members: list[Explained], eflomal: dict | None, command: str) -> str:
     if not members:
         return ""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in claim_lines(members))
     return ("<h2>Is attention an alignment? Is it an explanation?</h2>"
-            f"<p>{html.escape(gold_line(members))} Figures are mean ± sd over the seeds "
+            f"<p><b>Made by</b> <code>{html.escape(command)} --explain</code>. "
+            f"{html.escape(gold_line(members))} Figures are mean ± sd over the seeds "
             f"(n in the table).</p>"
             f"<ul>{items}</ul><details><summary>The rule</summary><p>{html.escape(RULE)}</p>"
             f"</details><h3>AER of every way to read links</h3>"
@@ -289,10 +290,12 @@ FAITHFULNESS_NOTE = (
     "(Wiegreffe & Pinter 2019), BLEU lost against the member's own, across seeds.")
 
 
-def explanation_markdown(members: list[Explained], eflomal: dict | None) -> list[str]:
+def explanation_markdown(members: list[Explained], eflomal: dict | None,
+                         command: str) -> list[str]:
     if not members:
         return []
     return ["", "#### Is attention an alignment? Is it an explanation?", "",
+            f"`{command} --explain`", "",
             gold_line(members) + " Figures are mean ± sd over the seeds (n in the table).", "",
             *(f"- {line}" for line in claim_lines(members)), "", f"Rule: {RULE}", "",
             markdown_table(aer_rows(members)), "", aligner_line(eflomal), "",

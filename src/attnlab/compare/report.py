@@ -215,7 +215,7 @@ def report_page(suite: Suite, records: list[dict], missing: list[str], command: 
     parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)) + "".join(
         f"<p>{html.escape(note)}</p>" for note in table_notes(records)))
     parts.append(_significance_html(tests, records))
-    parts.append(explanation_html(explained or [], baseline))
+    parts.append(explanation_html(explained or [], baseline, command))
     parts.append(_seeds_html(suite, records))
     parts.append(_papers_html(suite, records))
     parts.extend(_figures(suite, records, command, baseline))
@@ -487,7 +487,7 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
         lines += [f"- {test.sentence}" for test in tests]
         for metric in dict.fromkeys(test.metric for test in tests):
             lines += ["", markdown_table(matrix(tests, records, metric))]
-    lines += explanation_markdown(explained or [], baseline)
+    lines += explanation_markdown(explained or [], baseline, command)
     if missing:
         lines += ["", f"Not finished: {', '.join(missing)}."]
     return "\n".join(lines) + "\n"
