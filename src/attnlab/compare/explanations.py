@@ -33,10 +33,12 @@ from .across_seeds import aer_scorer, compare_across_seeds, holm
 from .explaining import explained_seeds, read_explanation
 from .layout import RunOptions, read_record, seed_dir
 from .suite import Suite
-from .tables import markdown_table, short_gold
+from .tables import markdown_table
 from .verdicts import SAMPLES, PairTest, statistics
 
 EXTRACTIONS = ("attention", "attention >= 0.3", "gradient", "integrated_gradients", "erasure")
+HEADERS = {"attention": "attention", "gradient": "gradient x input",
+           "integrated_gradients": "integrated gradients"}
 CLAIMS = ("attention is an alignment (AER below the diagonal aligner's)",
           "attention agrees with gradient attribution (Kendall's tau above 0)",
           "the most attended position matters more than a random one (erasure flips)")
@@ -172,6 +174,35 @@ def claim_lines(members: list[Explained]) -> list[str]:
     return lines
 
 
+SHORT = ("attention is an alignment", "agrees with gradient x input",
+         "top attended matters more than random")
+
+
+def claim_rows(members: list[Explained]) -> list[list[str]]:
+    """Member x claim: the outcome, the difference and its interval, the adjusted p."""
+    rows = [["member", *SHORT]]
+    for member in members:
+        row = [member.label]
+        for claim in CLAIMS:
+            test = member.tests.get(claim)
+            if test is None or not test.comparison.decided:
+                row.append(claim_outcome(test) if test is None else "inconclusive (one seed)")
+                continue
+            low, high = test.comparison.interval() or (0.0, 0.0)
+            p = test.p
+            p_text = "p < 0.001" if p is not None and p < 0.001 else f"p = {p:.2g}"
+            row.append(f"{claim_outcome(test)}: {test.comparison.difference:+.3g} "
+                       f"({low:.3g} to {high:.3g}), {p_text}")
+        rows.append(row)
+    return rows
+
+
+CLAIM_NOTE = ("Each cell: the verdict, the difference across seeds (attention's AER minus the "
+              "diagonal's; tau minus 0; the top attended position's flip rate minus a random "
+              "one's, in points) with its unadjusted 95% interval, and the p that decides, "
+              "Holm-adjusted over the members.")
+
+
 def _mean_sd(values: list[float], digits: int = 3) -> str:
     """"0.412 ± 0.010" (sd over the seeds), or the one value."""
     if not values:
@@ -185,7 +216,8 @@ def aer_rows(members: list[Explained]) -> list[list[str]]:
     """Member x extraction AER (mean ± sd over seeds), the diagonal's, the rows shifted."""
     names = [name for name in EXTRACTIONS
              if any(extraction_stats(m, name) is not None for m in members)]
-    rows = [["member", "seeds", *names, "row t-1", "row t+1", "diagonal"]]
+    rows = [["member", "seeds", *(HEADERS.get(name, name) for name in names),
+             "attention, row t-1", "attention, row t+1", "diagonal"]]
     for member in members:
         row = [member.label, str(len(member.records))]
         for name in names:
@@ -214,7 +246,7 @@ def faithfulness_rows(members: list[Explained]) -> list[list[str]]:
     """Per member: erasure flip rates, agreement with each attribution, the permutation and
     adversarial distances, and the BLEU (and exact match) lost with uniform attention."""
     rows = [["member", "flips: top attended %", "random %", "top gradient %",
-             "tau: gradient", "integrated gradients", "erasure",
+             "tau: gradient x input", "tau: integrated gradients", "tau: erasure",
              "permutation TVD", "adversarial JSD", "uniform attention: BLEU lost"]]
     for member in members:
         row = [member.label]
@@ -248,14 +280,21 @@ def uniform_loss(member: Explained) -> str:
     return f"{comparison.difference:.1f} (95% CI {interval[0]:.1f} to {interval[1]:.1f})"
 
 
+def gold_title(name: str) -> str:
+    """"the dates task's gold" / "the RWTH German-English gold" / the set's own name."""
+    if name.startswith("dates task gold"):
+        return "the dates task's gold"
+    return "the RWTH German-English gold" if "RWTH" in name else name
+
+
 def gold_line(members: list[Explained]) -> str:
     """Which gold and how many pairs and sentences the figures rest on."""
     record = members[0].records[0]
     extractions = record.get("extractions")
     faith = record["faithfulness"]
-    gold = (f"AER on {short_gold(extractions['gold'])} ({extractions['pairs']} pairs, in "
-            f"{extractions['unit']}; {extractions['skipped']} left out)" if extractions
-            else "no gold alignments for these runs")
+    gold = (f"AER on the first {extractions['pairs']} pairs of {gold_title(extractions['gold'])} "
+            f"(in {extractions['unit']}; {extractions['skipped']} left out: their units did "
+            f"not match the gold's)" if extractions else "no gold alignments for these runs")
     settings = record["settings"]
     return (f"{gold}; the faithfulness tests on the first {len(faith['steps'])} test sentences "
             f"(the model's own greedy translation forced; adversarial search on "
@@ -268,15 +307,25 @@ def explanation_html(members: list[Explained], eflomal: dict | None, command: st
     if not members:
         return ""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in claim_lines(members))
+    claims = html_table(claim_rows(members))
     return ("<h2>Is attention an alignment? Is it an explanation?</h2>"
             f"<p><b>Made by</b> <code>{html.escape(command)} --explain</code>. "
             f"{html.escape(gold_line(members))} Figures are mean ± sd over the seeds "
             f"(n in the table).</p>"
-            f"<ul>{items}</ul><details><summary>The rule</summary><p>{html.escape(RULE)}</p>"
-            f"</details><h3>AER of every way to read links</h3>"
+            f"{claims}<p>{html.escape(CLAIM_NOTE)}</p><details><summary>Every test in words, "
+            f"and the rule</summary><ul>{items}</ul><p>{html.escape(RULE)}</p></details>"
+            f"<h3>AER of every way to read links (lower is better)</h3>"
+            f"<p>{html.escape(AER_NOTE)}</p>"
             f"{html_table(aer_rows(members))}<p>{html.escape(aligner_line(eflomal))}</p>"
             f"<h3>Faithfulness</h3>"
             f"{html_table(faithfulness_rows(members))}<p>{html.escape(FAITHFULNESS_NOTE)}</p>")
+
+
+AER_NOTE = (
+    "Each is the argmax per target word of what it reads (attention >= 0.3: every source word "
+    "with that much weight), merged to the gold's units as attention is; the rows shifted one "
+    "step are the member's own row check on the whole gold; the diagonal aligner's is on the "
+    "same pairs.")
 
 
 FAITHFULNESS_NOTE = (
@@ -297,7 +346,10 @@ def explanation_markdown(members: list[Explained], eflomal: dict | None,
     return ["", "#### Is attention an alignment? Is it an explanation?", "",
             f"`{command} --explain`", "",
             gold_line(members) + " Figures are mean ± sd over the seeds (n in the table).", "",
-            *(f"- {line}" for line in claim_lines(members)), "", f"Rule: {RULE}", "",
+            markdown_table(claim_rows(members)), "", CLAIM_NOTE, "", "Every test in words:",
+            "", *(f"- {line}" for line in claim_lines(members)), "", f"Rule: {RULE}", "",
+            f"AER of every way to read links (lower is better). {AER_NOTE}", "",
             markdown_table(aer_rows(members)), "", aligner_line(eflomal), "",
-            markdown_table(faithfulness_rows(members)), "", FAITHFULNESS_NOTE]
+            "Faithfulness:", "", markdown_table(faithfulness_rows(members)), "",
+            FAITHFULNESS_NOTE]
 
