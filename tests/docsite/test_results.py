@@ -48,3 +48,22 @@ def test_every_figure_the_digest_quotes_is_in_its_report():
 def test_the_check_can_fail():
     line = "- dates: AER 0.123 and 0.456 ([report](docs/results/dates.md))"
     assert quoted_numbers(line) == ["0.123", "0.456"]
+
+
+def reading_paragraphs() -> list[str]:
+    """The prose of docs/explain.md's "Per mechanism" section (its included reports left out):
+    the plain reading of the published figures."""
+    text = (ROOT / "docs" / "explain.md").read_text(encoding="utf-8")
+    section = text[text.index("## Per mechanism"):]
+    section = re.sub(r"```\{include\}.*?```", "", section, flags=re.S)
+    return [line for line in section.splitlines() if line and not line.startswith("#")]
+
+
+def test_every_figure_the_explanation_page_reads_is_in_a_published_report():
+    published = {number for path in PUBLISHED
+                 for number in NUMBER.findall(path.read_text(encoding="utf-8"))}
+    quoted = [(number, line) for line in reading_paragraphs()
+              for number in quoted_numbers(line)]
+    assert quoted, "the reading quotes no figure"
+    missing = [(number, line) for number, line in quoted if number not in published]
+    assert not missing, f"not in any published report: {missing}"
