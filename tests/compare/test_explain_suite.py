@@ -182,3 +182,21 @@ def test_equal_flip_rates_are_declared_different_at_most_at_the_level():
         test = found.tests[CLAIMS[2]]
         rejected += test.comparison.p_value < 0.05
     assert rejected <= 6, rejected        # 40 tests at 0.05: 2 expected, 6 is p < 0.02
+
+
+def test_a_run_another_process_holds_is_left_to_it(tmp_path, dates_dir, capsys):
+    """Two --explain commands share a suite: a run whose lock is held is skipped and named."""
+    from attnlab.compare.explaining import explain_suite
+    from attnlab.compare.layout import RunOptions
+    from attnlab.compare.lock import run_lock
+
+    suite = load_suite(str(explained_suite(tmp_path, dates_dir)))
+    run_dir = tmp_path / "out" / "plain" / "seed-1"
+    run_dir.mkdir(parents=True)
+    (run_dir / "compare.json").write_text("{}")   # finished, as far as --explain can tell
+    with run_lock(run_dir):
+        assert explain_suite(suite, tmp_path / "out", RunOptions(progress=False)) == 0
+    said = capsys.readouterr().out
+    assert "[1/4] plain seed 1: another process holds it; left to that one" in said
+    assert "held by another process, so not explained here: plain seed 1" in said
+    assert not (run_dir / "explain.json").exists()

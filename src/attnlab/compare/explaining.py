@@ -5,7 +5,8 @@ explanation?" section (attnlab.compare.explanations).
 
 Nothing trains. A record is kept while the suite's `explain:` block is what made it, and made
 again otherwise; it is written whole or not at all, under the run's lock, so an interrupted
-`--explain` resumes at the run it stopped in.
+`--explain` resumes at the run it stopped in, and two `--explain` commands on one suite share
+its runs (each leaves a run the other holds to it).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from attnlab.files import atomic_output
 from attnlab.recipes import RECIPES
 
 from .layout import RunOptions, read_record, seed_dir
-from .lock import run_lock
+from .lock import Busy, run_lock
 from .suite import Suite
 
 EXPLAIN_RECORD = "explain.json"
@@ -59,7 +60,9 @@ def explain_suite(suite: Suite, directory: str | Path, options: RunOptions,
                         f"translation runs have explanation records")
     directory = Path(directory)
     jobs = [(member, seed) for seed in explained_seeds(suite, options) for member in suite.members]
-    waiting, done = [], 0
+    waiting: list[str] = []
+    held: list[str] = []
+    done = 0
     for number, (member, seed) in enumerate(jobs, start=1):
         run_dir = seed_dir(directory, member.name, seed)
         label = f"[{number}/{len(jobs)}] {member.name} seed {seed}"
@@ -70,17 +73,25 @@ def explain_suite(suite: Suite, directory: str | Path, options: RunOptions,
             log(f"{label}: explained, kept ({run_dir / EXPLAIN_RECORD})")
             done += 1
             continue
-        with run_lock(run_dir, options.wait, log):
-            started = time.monotonic()
-            log(f"{label}: explaining")
-            record = explain(run_dir, asked(suite), suite.evaluate, options.rwth,
-                             options.progress)
-            record["asked"] = asked(suite)
-            record["seconds"] = round(time.monotonic() - started, 1)
-            with atomic_output(run_dir / EXPLAIN_RECORD) as file:
-                json.dump(record, file)
+        try:
+            with run_lock(run_dir, options.wait, log):
+                started = time.monotonic()
+                log(f"{label}: explaining")
+                record = explain(run_dir, asked(suite), suite.evaluate, options.rwth,
+                                 options.progress)
+                record["asked"] = asked(suite)
+                record["seconds"] = round(time.monotonic() - started, 1)
+                with atomic_output(run_dir / EXPLAIN_RECORD) as file:
+                    json.dump(record, file)
+        except Busy:
+            # Another --explain has it (two share a suite's runs), or it is being retrained.
+            held.append(f"{member.name} seed {seed}")
+            log(f"{label}: another process holds it; left to that one")
+            continue
         log(f"{label}: explained in {record['seconds'] / 60:.1f} minutes")
         done += 1
     if waiting:
         log(f"not finished training, so not explained: {', '.join(waiting)}")
+    if held:
+        log(f"held by another process, so not explained here: {', '.join(held)}")
     return done

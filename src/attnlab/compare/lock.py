@@ -29,6 +29,10 @@ LOCK_FILE = "compare.lock"
 REPORT_LOCK = "report.lock"   # DIR's own: one process at a time writes report.html and results.md
 
 
+class Busy(UserError):
+    """The lock is held by another process (and the caller would not wait)."""
+
+
 def run_lock(run_dir: Path, wait: bool = False,
              log: Callable[[str], None] = print) -> contextlib.AbstractContextManager[None]:
     """Hold `run_dir`'s lock for the block. Held by another process: a UserError at once
@@ -52,8 +56,8 @@ def _hold(path: Path, busy: str, wait: bool, log: Callable[[str], None]) -> Iter
         if not _try_lock(descriptor):
             holder = _holder(descriptor)
             if not wait:
-                raise UserError(f"{busy} {holder}; let it finish, or pass --wait to start "
-                                f"once it has")
+                raise Busy(f"{busy} {holder}; let it finish, or pass --wait to start "
+                           f"once it has")
             log(f"{busy} {holder}: waiting for it to finish")
             fcntl.flock(descriptor, fcntl.LOCK_EX)
         os.ftruncate(descriptor, 0)
