@@ -3,7 +3,7 @@ attribution of its translation (attnlab.explain: gradient x input, integrated gr
 points, erasure) and the faithfulness tests, medians over the sentences, one table.
 
     python benchmarks/explain.py --run runs/compare-dates/bahdanau/seed-1 \
-        --src runs/data/dates/test.src --sentences 20 [--threads 1]
+        --src runs/data/dates/test.src --sentences 20 [--threads 1] [--no-tests]
 
 Every attribution is one batched pass over the target steps (erasure: one per source position,
 integrated gradients: one per point, each chunked to at most 512 sequences); the ratio column
@@ -32,8 +32,10 @@ def timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def measure_sentence(run, line: str, add: Callable[[str, float], None]) -> None:
-    """Time translating `line` and each attribution and test of its greedy translation."""
+def measure_sentence(run, line: str, add: Callable[[str, float], None],
+                     tests: bool = True) -> None:
+    """Time translating `line` and each attribution (and, with `tests`, each faithfulness
+    test) of its greedy translation."""
     add("translate, greedy", timed(lambda: run.translate([line], beam=1)))
     add("translate, beam 5", timed(lambda: run.translate([line], beam=5)))
     result = run.translate([line], beam=1)[0]
@@ -41,6 +43,8 @@ def measure_sentence(run, line: str, add: Callable[[str, float], None]) -> None:
     pair = ForcedPair.of(run.vocabs.src.encode(line), target, torch.device("cpu"))
     for method in ("gradient", "integrated_gradients", "erasure"):
         add(method.replace("_", " "), timed(partial(attribute, run.model, pair, method)))
+    if not tests:
+        return
     gradient = attribute(run.model, pair, "gradient")
     generator = torch.Generator().manual_seed(0)
     add("faithfulness: erasure flips",
@@ -55,6 +59,9 @@ def main() -> None:
     parser.add_argument("--src", required=True, help="a file of source sentences")
     parser.add_argument("--sentences", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--no-tests", action="store_true",
+                        help="time the attributions only (the adversarial search takes minutes "
+                        "per long sentence)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     run = attnlab.load(args.run, device="cpu")
@@ -66,7 +73,7 @@ def main() -> None:
         rows.setdefault(name, []).append(seconds * 1000)
 
     for line in lines:
-        measure_sentence(run, line, add)
+        measure_sentence(run, line, add, tests=not args.no_tests)
     base = statistics.median(rows["translate, greedy"])
     print(f"{len(lines)} sentences of {args.src}, run {args.run}, {args.threads} thread(s)\n")
     print("| per sentence | median ms | x greedy translation |")
