@@ -54,7 +54,7 @@ def reading_paragraphs() -> list[str]:
     """The prose of docs/explain.md's "Per mechanism" section (its included reports left out):
     the plain reading of the published figures."""
     text = (ROOT / "docs" / "explain.md").read_text(encoding="utf-8")
-    section = text[text.index("## Per mechanism"):]
+    section = text[text.index("## Per mechanism\n"):]
     section = re.sub(r"```\{include\}.*?```", "", section, flags=re.S)
     return [line for line in section.splitlines() if line and not line.startswith("#")]
 
