@@ -296,11 +296,14 @@ def gold_line(members: list[Explained]) -> str:
             f"(in {extractions['unit']}; {extractions['skipped']} left out: their units did "
             f"not match the gold's)" if extractions else "no gold alignments for these runs")
     settings = record["settings"]
+    methods = settings.get("methods", ["gradient", "integrated_gradients", "erasure"])
+    integrated = (f"; integrated gradients with {settings['steps']} points from an all-zero "
+                  f"embedding" if "integrated_gradients" in methods else
+                  "; attributions: " + ", ".join(HEADERS.get(m, m) for m in methods))
     return (f"{gold}; the faithfulness tests on the first {len(faith['steps'])} test sentences "
             f"(the model's own greedy translation forced; adversarial search on "
-            f"{settings['adversarial']}; integrated gradients with {settings['steps']} points "
-            f"from an all-zero embedding); uniform attention decodes the whole test set as the "
-            f"member was scored.")
+            f"{settings['adversarial']}{integrated}); uniform attention decodes the whole "
+            f"test set as the member was scored.")
 
 
 def explanation_html(members: list[Explained], eflomal: dict | None, command: str) -> str:
