@@ -8,13 +8,10 @@ import json
 from typing import Any
 
 from attnlab.errors import UserError
+from attnlab.explain.methods import METHODS, STEPS
 from attnlab.files import check_outputs
 
 from .options import add_beam, add_run_arguments, plot_path, whole_number
-
-# attnlab.explain.attribution's METHODS and STEPS (not imported: it imports torch)
-METHODS = ("gradient", "integrated_gradients", "erasure")
-STEPS = 32
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

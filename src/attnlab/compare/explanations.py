@@ -27,18 +27,18 @@ from pathlib import Path
 
 import numpy as np
 
+from attnlab.explain.methods import LABELS
 from attnlab.viz.report import html_table
 
 from .across_seeds import aer_scorer, compare_across_seeds, holm
 from .explaining import explained_seeds, read_explanation
 from .layout import RunOptions, read_record, seed_dir
+from .significance import spread
 from .suite import Suite
 from .tables import markdown_table
 from .verdicts import SAMPLES, PairTest, statistics
 
 EXTRACTIONS = ("attention", "attention >= 0.3", "gradient", "integrated_gradients", "erasure")
-HEADERS = {"attention": "attention", "gradient": "gradient x input",
-           "integrated_gradients": "integrated gradients"}
 CLAIMS = ("attention is an alignment (AER below the diagonal aligner's)",
           "attention agrees with gradient attribution (Kendall's tau above 0)",
           "the most attended position matters more than a random one (erasure flips)")
@@ -204,19 +204,15 @@ CLAIM_NOTE = ("Each cell: the verdict, the difference across seeds (attention's 
 
 
 def _mean_sd(values: list[float], digits: int = 3) -> str:
-    """"0.412 ± 0.010" (sd over the seeds), or the one value."""
-    if not values:
-        return "-"
-    if len(values) == 1:
-        return f"{values[0]:.{digits}f}"
-    return f"{np.mean(values):.{digits}f} ± {np.std(values, ddof=1):.{digits}f}"
+    """"0.412 ± 0.010" (sd over the seeds), the one value, or "-" for none."""
+    return spread(values).text(digits) if values else "-"
 
 
 def aer_rows(members: list[Explained]) -> list[list[str]]:
     """Member x extraction AER (mean ± sd over seeds), the diagonal's, the rows shifted."""
     names = [name for name in EXTRACTIONS
              if any(extraction_stats(m, name) is not None for m in members)]
-    rows = [["member", "seeds", *(HEADERS.get(name, name) for name in names),
+    rows = [["member", "seeds", *(LABELS.get(name, name) for name in names),
              "attention, row t-1", "attention, row t+1", "diagonal"]]
     for member in members:
         row = [member.label, str(len(member.records))]
@@ -299,7 +295,7 @@ def gold_line(members: list[Explained]) -> str:
     methods = settings.get("methods", ["gradient", "integrated_gradients", "erasure"])
     integrated = (f"; integrated gradients with {settings['steps']} points from an all-zero "
                   f"embedding" if "integrated_gradients" in methods else
-                  "; attributions: " + ", ".join(HEADERS.get(m, m) for m in methods))
+                  "; attributions: " + ", ".join(LABELS.get(m, m) for m in methods))
     return (f"{gold}; the faithfulness tests on the first {len(faith['steps'])} test sentences "
             f"(the model's own greedy translation forced; adversarial search on "
             f"{settings['adversarial']}{integrated}); uniform attention decodes the whole "

@@ -52,6 +52,7 @@ import yaml
 
 from attnlab import configs
 from attnlab.errors import ConfigError
+from attnlab.explain.methods import METHODS
 from attnlab.recipes import RECIPES
 
 # The shipped suites: package data, found from a checkout or an installed wheel alike.
@@ -266,8 +267,6 @@ def _explain(entry, path: Path) -> dict:
     block: dict[str, Any] = {key: _positive(value, f"{path}: explain: {key}")
                              for key, value in entry.items() if key != "methods"}
     if "methods" in entry:
-        from attnlab.explain.attribution import METHODS
-
         methods = entry["methods"]
         if not isinstance(methods, list) or not methods or not set(methods) <= set(METHODS):
             raise ConfigError(f"{path}: explain: methods is a list of {', '.join(METHODS)}, "

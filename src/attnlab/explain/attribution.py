@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import torch
@@ -38,10 +39,8 @@ from attnlab.data.vocab import PAD_ID
 from attnlab.models import Seq2Seq
 from attnlab.models.decoder_base import DecoderOutput
 
-METHODS = ("gradient", "integrated_gradients", "erasure")
-LABELS = {"attention": "attention", "gradient": "gradient x input",
-          "integrated_gradients": "integrated gradients", "erasure": "erasure"}
-STEPS = 32      # integrated gradients' points: rows meet completeness to about 1e-3 on the demo
+from .methods import METHODS, STEPS
+
 CHUNK = 512     # sequences per forward pass: bounds memory for long sentences
 
 
@@ -128,9 +127,7 @@ def attribute(model: Seq2Seq, pair: ForcedPair, method: str, *,
     extra = (pair.src_mask.expand(T, S), pair.tgt_in.expand(T, -1),
              pair.tgt_out.expand(T, -1), rows)
 
-    def chosen(src: Tensor, src_mask: Tensor, tgt_in: Tensor, tgt_out: Tensor,
-               rows: Tensor) -> Tensor:
-        return log_prob_at(model, src, src_mask, tgt_in, tgt_out, rows)   # (B',)
+    chosen = partial(log_prob_at, model)   # (src, src_mask, tgt_in, tgt_out, rows) -> (B',)
 
     with frozen(model):
         if method == "gradient":
@@ -150,28 +147,27 @@ def attribute(model: Seq2Seq, pair: ForcedPair, method: str, *,
 
 
 def erasure(model: Seq2Seq, pair: ForcedPair) -> Tensor:
-    """log p(y_t | x) - log p(y_t | x with position s's embedding zero): (T, S). Copy s of the
-    batch has position s erased (a hook scales the embedding layer's output by a 0/1 mask), and
-    one forced pass of it gives every step's drop."""
+    """log p(y_t | x) - log p(y_t | x with position s's embedding zero): (T, S). Copy 0 of the
+    batch is the sentence whole and copy s + 1 has position s erased (a hook scales the
+    embedding layer's output by a 0/1 mask), so one forced pass gives every step's drop."""
     S = pair.positions
-    layer = source_embedding(model)
-    keep = 1.0 - torch.eye(S, device=pair.src.device).unsqueeze(-1)       # (S copies, S, 1)
-    chunk: list[Tensor] = []
-    handle = layer.register_forward_hook(lambda _module, _input, out: out * chunk[0])
+    eye = torch.eye(S, device=pair.src.device)
+    keep = torch.cat([torch.ones_like(eye[:1]), 1.0 - eye]).unsqueeze(-1)  # (1 + S, S, 1)
+    mask = keep[:0]
+    handle = source_embedding(model).register_forward_hook(lambda _m, _i, out: out * mask)
     try:
         with torch.no_grad():
-            chunk.append(torch.ones_like(keep[:1]))   # the hook's mask for the full pass
-            full = step_log_probs(model, pair.src, pair.src_mask, pair.tgt_in, pair.tgt_out)
-            drops = []
-            for start in range(0, S, CHUNK):
-                chunk[0] = keep[start:start + CHUNK]
-                n = chunk[0].shape[0]
-                erased = step_log_probs(model, pair.src.expand(n, S), pair.src_mask.expand(n, S),
-                                        pair.tgt_in.expand(n, -1), pair.tgt_out.expand(n, -1))
-                drops.append(full - erased)                               # (n, T)
+            log_probs = []
+            for start in range(0, S + 1, CHUNK):
+                mask = keep[start:start + CHUNK]
+                n = mask.shape[0]
+                log_probs.append(step_log_probs(
+                    model, pair.src.expand(n, S), pair.src_mask.expand(n, S),
+                    pair.tgt_in.expand(n, -1), pair.tgt_out.expand(n, -1)))      # (n, T)
     finally:
         handle.remove()
-    return torch.cat(drops).T                                             # (T, S)
+    found = torch.cat(log_probs)                                           # (1 + S, T)
+    return (found[:1] - found[1:]).T                                       # (T, S)
 
 
 class frozen:

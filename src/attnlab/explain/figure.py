@@ -14,7 +14,7 @@ from PIL import Image
 from attnlab.files import atomic_output
 from attnlab.viz.heatmap import figure_to_array, matrix_figure
 
-from .attribution import LABELS
+from .methods import LABELS
 
 if TYPE_CHECKING:
     from .explanation import Explanation
