@@ -22,7 +22,7 @@ from attnlab.recipes import RECIPES
 
 from .layout import RunOptions, read_record, seed_dir
 from .lock import Busy, run_lock
-from .suite import Suite
+from .suite import Member, Suite
 
 EXPLAIN_RECORD = "explain.json"
 
@@ -33,13 +33,28 @@ def explained_seeds(suite: Suite, options: RunOptions) -> range:
     return range(1, min(seeds, suite.explain.get("seeds", seeds)) + 1)
 
 
-def asked(suite: Suite) -> dict:
-    """What the recipe is asked to compute (the explain block less its `seeds`)."""
-    return {key: value for key, value in suite.explain.items() if key != "seeds"}
+def reverse_run(suite: Suite, directory: Path, member: Member, seed: int) -> Path | None:
+    """The finished run of the same seed trained the other way beside `member` (a member whose
+    `reverse_of` names it), whose attention the record reads with member's; None without."""
+    partner = suite.reverse_member(member.name)
+    if partner is None:
+        return None
+    run_dir = seed_dir(directory, partner.name, seed)
+    return run_dir if read_record(run_dir) is not None else None
 
 
-def read_explanation(run_dir: Path, suite: Suite) -> dict | None:
-    """The run's explanation record when the suite's explain block made it, else None."""
+def asked(suite: Suite, directory: Path, member: Member, seed: int) -> dict:
+    """What the recipe is asked to compute for one run: the explain block less its `seeds`,
+    and its reverse member once that run is finished (so the record is made again then)."""
+    block = {key: value for key, value in suite.explain.items() if key != "seeds"}
+    reverse = reverse_run(suite, directory, member, seed)
+    if reverse is not None:
+        block["reverse"] = reverse.parent.name
+    return block
+
+
+def read_explanation(run_dir: Path, expected: dict) -> dict | None:
+    """The run's explanation record when it was made as `expected` (asked()), else None."""
     path = run_dir / EXPLAIN_RECORD
     if not path.is_file():
         return None
@@ -47,7 +62,7 @@ def read_explanation(run_dir: Path, suite: Suite) -> dict | None:
         record = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         return None   # cut short: made again
-    return record if record.get("asked") == asked(suite) else None
+    return record if record.get("asked") == expected else None
 
 
 def explain_suite(suite: Suite, directory: str | Path, options: RunOptions,
@@ -69,7 +84,8 @@ def explain_suite(suite: Suite, directory: str | Path, options: RunOptions,
         if read_record(run_dir) is None:
             waiting.append(f"{member.name} seed {seed}")
             continue
-        if read_explanation(run_dir, suite) is not None:
+        expected = asked(suite, directory, member, seed)
+        if read_explanation(run_dir, expected) is not None:
             log(f"{label}: explained, kept ({run_dir / EXPLAIN_RECORD})")
             done += 1
             continue
@@ -77,9 +93,10 @@ def explain_suite(suite: Suite, directory: str | Path, options: RunOptions,
             with run_lock(run_dir, options.wait, log):
                 started = time.monotonic()
                 log(f"{label}: explaining")
-                record = explain(run_dir, asked(suite), suite.evaluate, options.rwth,
-                                 options.progress)
-                record["asked"] = asked(suite)
+                record = explain(run_dir, expected, suite.evaluate, options.rwth,
+                                 options.progress,
+                                 reverse=reverse_run(suite, directory, member, seed))
+                record["asked"] = expected
                 record["seconds"] = round(time.monotonic() - started, 1)
                 with atomic_output(run_dir / EXPLAIN_RECORD) as file:
                     json.dump(record, file)

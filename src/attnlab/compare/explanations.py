@@ -27,18 +27,19 @@ from pathlib import Path
 
 import numpy as np
 
-from attnlab.explain.methods import LABELS
+from attnlab.explain.methods import JOINED, LABELS, REVERSE
 from attnlab.viz.report import html_table
 
 from .across_seeds import aer_scorer, compare_across_seeds, holm
-from .explaining import explained_seeds, read_explanation
+from .explaining import asked, explained_seeds, read_explanation
 from .layout import RunOptions, read_record, seed_dir
 from .significance import spread
 from .suite import Suite
 from .tables import markdown_table
 from .verdicts import SAMPLES, PairTest, statistics
 
-EXTRACTIONS = ("attention", "attention >= 0.3", "gradient", "integrated_gradients", "erasure")
+EXTRACTIONS = ("attention", "attention >= 0.3", "gradient", "integrated_gradients", "erasure",
+               REVERSE, *JOINED)
 CLAIMS = ("attention is an alignment (AER below the diagonal aligner's)",
           "attention agrees with gradient attribution (Kendall's tau above 0)",
           "the most attended position matters more than a random one (erasure flips)")
@@ -64,7 +65,8 @@ def gather_explained(suite: Suite, directory: Path, options: RunOptions) -> list
     found = []
     for member in suite.members:
         pairs = [(record, run) for seed in explained_seeds(suite, options)
-                 if (record := read_explanation(seed_dir(directory, member.name, seed), suite))
+                 if (record := read_explanation(seed_dir(directory, member.name, seed),
+                                                asked(suite, directory, member, seed)))
                  is not None and (run := read_record(seed_dir(directory, member.name, seed)))
                  is not None]
         pairs = [(record, run) for record, run in pairs if record.get("attention")]

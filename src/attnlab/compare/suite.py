@@ -24,6 +24,10 @@ A suite is a small YAML file (the shipped ones are package data, attnlab/configs
       - name: lstm-equal-time
         config: ../lm-multi30k-lstm.yaml
         minutes_of: lstmn        # train for as long as member `lstmn` trained (equal wall time)
+      - name: luong-general-en-de
+        config: ../multi30k-luong-general.yaml
+        set: {data.src_lang: en, data.tgt_lang: de}
+        reverse_of: luong-general   # --explain reads the two directions' attention together
     expect:                      # what the claim predicts, pair by pair: the verdict's rule
       - {better: bahdanau, than: no-attention, metric: bleu}
       - {matches: local-p, as: luong-general, metric: bleu}
@@ -59,7 +63,7 @@ from attnlab.recipes import RECIPES
 SHIPPED = configs.SUITE_FOLDER
 SUITE_KEYS = {"name", "task", "title", "claim", "paper", "data", "make_data", "set", "evaluate",
               "members", "example", "scale_note", "seeds", "budget", "expect", "explain"}
-MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row"}
+MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row", "reverse_of"}
 EVALUATE_KEYS = {"beam", "length_edges", "limit"}
 # `attnlab compare SUITE --explain`: how much each run's explanation record computes (pairs of
 # the gold, test sentences, adversarial searches, integrated gradients' points, the first seeds)
@@ -127,6 +131,9 @@ class Member:
     overrides: dict = field(default_factory=dict)
     minutes_of: str | None = None   # equal wall time: the member whose training minutes to use
     paper_row: str | None = None    # the row of the suite's paper table this member matches
+    # A translation member trained the other way (target to source) beside `reverse_of`, whose
+    # attention `--explain` reads both ways, intersected and grown (attnlab.compare.explaining)
+    reverse_of: str | None = None
 
 
 @dataclass
@@ -163,6 +170,10 @@ class Suite:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ConfigError(f"suite {self.name!r} has no member {name!r} (members: "
                           f"{', '.join(names)}){hint}")
+
+    def reverse_member(self, name: str) -> Member | None:
+        """The member trained the other way beside member `name` (its `reverse_of`), if any."""
+        return next((member for member in self.members if member.reverse_of == name), None)
 
     def overrides_for(self, member: Member, data: str | None = None) -> list[str]:
         """`key=value` overrides for `member`: the data folder, the suite's, then its own."""
@@ -352,8 +363,16 @@ def _members(entries, path: Path) -> list[Member]:
         if minutes_of is not None and minutes_of not in {m.name for m in members}:
             raise ConfigError(f"{where} ({name}): minutes_of must name an earlier member, got "
                               f"{minutes_of!r}")
+        reverse_of = entry.get("reverse_of")
+        if reverse_of is not None and reverse_of not in {m.name for m in members}:
+            raise ConfigError(f"{where} ({name}): reverse_of must name an earlier member, got "
+                              f"{reverse_of!r}")
+        if reverse_of is not None and reverse_of in {m.reverse_of for m in members}:
+            raise ConfigError(f"{where} ({name}): member {reverse_of!r} already has a reverse "
+                              f"member; give each member at most one")
         members.append(Member(name, str(entry.get("label", name)), config,
-                              dict(entry.get("set") or {}), minutes_of, entry.get("paper_row")))
+                              dict(entry.get("set") or {}), minutes_of, entry.get("paper_row"),
+                              reverse_of))
     return members
 
 

@@ -65,13 +65,15 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
             "example": _translation_example(run, example or _example_source(sources))}
 
 
-def within_reach(run, gold):
+def within_reach(run, gold, *, reverse: bool = False):
     """The gold pairs a location-score model can address: its softmax covers max_len source
-    positions, so longer sources (EOS included) are left out and the set's name says so."""
+    positions, so longer sources (EOS included) are left out and the set's name says so.
+    `reverse`: the run reads the gold's targets (a model trained the other way)."""
     limit = run.model.max_source_length
     if limit is None:
         return gold
-    keep = [k for k, source in enumerate(gold.sources)
+    read = gold.targets if reverse else gold.sources
+    keep = [k for k, source in enumerate(read)
             if len(run.vocabs.src.encode(source)) + 1 <= limit]
     if len(keep) == len(gold.sources):
         return gold

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from attnlab.errors import ConfigError
 from attnlab.explain.attribution import METHODS
 from attnlab.train.progress import progress_bar
 
@@ -36,11 +37,26 @@ DEFAULTS: dict[str, Any] = {"pairs": 200, "sentences": 100, "adversarial": 20, "
                             "methods": list(METHODS)}
 
 
+def reverse_model(run: TranslationRun, path: Path) -> TranslationRun:
+    """The run at `path`, checked to translate the other way from `run` and in the same units
+    (a reverse member of a suite that names the wrong run is refused in one sentence)."""
+    backward = TranslationRun.load(path)
+    ahead = (run.config.data.src_lang, run.config.data.tgt_lang)
+    behind = (backward.config.data.src_lang, backward.config.data.tgt_lang)
+    if behind != ahead[::-1] or backward.character_level != run.character_level:
+        raise ConfigError(f"{path} translates {'-'.join(behind)}, not the reverse of "
+                          f"{'-'.join(ahead)} in the same units, so it cannot be read as the "
+                          f"reverse direction")
+    return backward
+
+
 def explanation_scores(run_dir: Path, asked: Mapping[str, Any], evaluate: Mapping[str, Any],
-                       rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
+                       rwth: str | os.PathLike | None = None, progress: bool = False, *,
+                       reverse: Path | None = None) -> dict:
     """The record (see the module). `asked`: the suite's explain block (pairs, sentences,
     adversarial, steps, methods; DEFAULTS for the rest); `evaluate`: the suite's evaluate
-    options (beam, limit), as the member was scored with."""
+    options (beam, limit), as the member was scored with; `reverse`: a run trained the other
+    way, whose attention the extractions read too."""
     settings = {**DEFAULTS, **{key: asked[key] for key in DEFAULTS if key in asked}}
     run = TranslationRun.load(run_dir)
     if not run.has_attention:
@@ -52,13 +68,17 @@ def explanation_scores(run_dir: Path, asked: Mapping[str, Any], evaluate: Mappin
     gold = (dates_gold(run, src_path, sources, references, first_lines=True)
             or rwth_gold_for_run(run, rwth))
     record: dict[str, Any] = {"settings": dict(settings), "attention": True}
+    backward = None if reverse is None else reverse_model(run, reverse)
     if gold is not None:
         gold = within_reach(run, gold)
+        if backward is not None:
+            gold = within_reach(backward, gold, reverse=True)
         pairs = min(settings["pairs"], len(gold.sources))
         with progress_bar(pairs, "extractions", enabled=progress, unit="pair") as bar:
             found = extraction_scores(run, gold, methods=settings["methods"],
                                       steps=settings["steps"],
-                                      limit=settings["pairs"], tick=bar.update)
+                                      limit=settings["pairs"], reverse=backward,
+                                      tick=bar.update)
         record["extractions"] = found.to_dict()
     sentences = min(settings["sentences"], len(sources))
     with progress_bar(sentences, "faithfulness", enabled=progress, unit="sentence") as bar:

@@ -1,6 +1,9 @@
 """Every way to read links off a model, scored on a gold set: the argmax of its attention, of a
 threshold on it, and of each attribution (attnlab.explain), beside the diagonal aligner, each
-with its per-pair AER counts for the across-seed statistics of `attnlab compare`.
+with its per-pair AER counts for the across-seed statistics of `attnlab compare`. Given a
+model trained the other way (target to source), its attention's argmax too, and the two
+directions joined as a statistical aligner's are (Och & Ney 2003; Koehn et al. 2003): their
+intersection and grow-diag-final.
 
 As for attention's AER (from_attention.py), the model reads the reference (forced decoding), and
 each view is merged to the gold's units before its argmax: an attribution's magnitudes are
@@ -18,9 +21,11 @@ import numpy as np
 from attnlab.data.vocab import EOS_ID
 from attnlab.explain.attribution import METHODS, STEPS
 from attnlab.explain.explanation import explain_pair
+from attnlab.explain.methods import JOINED, REVERSE
 
 from ..labels import label, sentence_pieces
 from .aer import aer_counts, aer_from_counts
+from .aligner import symmetrise
 from .from_attention import (
     EOS,
     alignment_from_attention,
@@ -81,8 +86,10 @@ def unit_views(run: AlignableRun, source: str, target: str, methods: Sequence[st
 
 def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str] = METHODS,
                       steps: int = STEPS, limit: int | None = None,
+                      reverse: AlignableRun | None = None,
                       tick: Callable[[int], None] | None = None) -> ExtractionScores:
-    """AER counts of every extraction on the first `limit` pairs of `gold` (all when None)."""
+    """AER counts of every extraction on the first `limit` pairs of `gold` (all when None);
+    `reverse`: a model of the other direction (gold's target to its source), read as well."""
     characters = run.character_level
     scores = ExtractionScores(gold.name, "characters" if characters else "words")
     predicted: dict[str, list[set[Link]]] = {}
@@ -91,7 +98,10 @@ def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str
     for source, target, links in pairs:
         views = unit_views(run, source, target, methods, steps, characters)
         units = gold_units(source, target, characters)
-        if next(iter(views.values())).shape != units:
+        backward = (None if reverse is None else
+                    unit_views(reverse, target, source, [], steps, characters)["attention"])
+        if next(iter(views.values())).shape != units or (
+                backward is not None and backward.shape != units[::-1]):
             scores.skipped += 1  # a normalisation of the vocabulary merged or dropped a unit
         else:
             kept.append(links)
@@ -102,7 +112,20 @@ def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str
                     predicted.setdefault(f"attention >= {THRESHOLD:g}", []).append(
                         alignment_from_attention(weights, "threshold", THRESHOLD))
             predicted.setdefault("diagonal", []).append(diagonal_links(*units))
+            if backward is not None:
+                for name, links_found in both_directions(views["attention"], backward).items():
+                    predicted.setdefault(name, []).append(links_found)
         if tick is not None:
             tick(1)
     scores.counts = {name: aer_counts(links, kept).tolist() for name, links in predicted.items()}
     return scores
+
+
+def both_directions(forward: np.ndarray, backward: np.ndarray) -> dict[str, set[Link]]:
+    """The reverse model's argmax links and the two directions joined: forward (T, S)
+    attention of the gold's target units over its source units, backward (S, T) the reverse
+    model's; links are (source unit, target unit) as the gold's."""
+    ahead = alignment_from_attention(forward) if forward.size else set()
+    behind = {(j, i) for i, j in alignment_from_attention(backward)} if backward.size else set()
+    return {REVERSE: behind,
+            **{name: symmetrise(ahead, behind, method) for name, method in JOINED.items()}}
