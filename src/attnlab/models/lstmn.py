@@ -16,6 +16,12 @@ it is never written to the tapes, it leaves h~ unchanged, and its output and wei
 so padding (anywhere) cannot change a real position. (Only the `location` score reads where a
 key sits: it addresses tape entries by their index in the batch.) `lstmn_reference.py` is the
 loop version the tests hold this one to.
+
+`layer.intervention`, when set (attnlab.explain.self_attention, for the faithfulness tests), is
+the decoder's hook (attnlab.models.attention_layer) at every step t >= 1: it is given s^t as
+one query's weights (B, 1, t) over the t earlier positions, their mask (B, t) and t, and returns
+the weights the layer reads instead; h~_t and c~_t are recomputed from them. The fused kernel
+has no such hook, so a layer with an intervention runs step by step.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from torch import Tensor, nn
 from attnlab.attention import Attention, score_class
 from attnlab.attention.scores import Additive
 
+from .attention_layer import Intervention
 from .encoder import EncoderOutput
 from .lstmn_fused import FusedAdditiveLSTMN
 from .rnn import State
@@ -68,7 +75,8 @@ class LSTMNLayer(nn.Module):
 
     With the paper's additive score the layer runs as one fused autograd node
     (lstmn_fused.py); `fused = False` (or any other score) runs it step by step below. Both
-    compute the same function."""
+    compute the same function. With `intervention` set (see the module) it runs step by
+    step."""
 
     def __init__(self, input_dim: int, hidden_dim: int, score: str = "additive",
                  options: ScoreOptions | None = None, *, fused: bool = True):
@@ -79,6 +87,7 @@ class LSTMNLayer(nn.Module):
         self.summary_gates = nn.Linear(hidden_dim, 4 * hidden_dim, bias=False)  # W [h~_t; .]
         options = options or {"hidden_dim": hidden_dim}
         self.attention, self.query_proj = intra_attention(score, input_dim, hidden_dim, options)
+        self.intervention: Intervention | None = None
 
     def read(self, query: Tensor, tape: Tensor, projected: Tensor,
              mask: Tensor) -> tuple[Tensor, Tensor, Tensor]:
@@ -88,6 +97,10 @@ class LSTMNLayer(nn.Module):
             query = self.query_proj(query)
         hidden = tape[..., : self.hidden_dim]  # the keys h_i: a view, no copy
         summary, weights = self.attention(query, hidden, tape, mask, projected_keys=projected)
+        if self.intervention is not None:
+            # step t reads the t earlier positions: one query's weights (B, 1, t)
+            weights = self.intervention(weights.unsqueeze(1), mask, tape.shape[1]).squeeze(1)
+            summary = (weights.unsqueeze(1) @ tape).squeeze(1)  # as attention mixes: (B, 2H)
         h_summary, c_summary = summary.chunk(2, dim=-1)
         return h_summary, c_summary, weights
 
@@ -97,7 +110,8 @@ class LSTMNLayer(nn.Module):
             return inputs.new_zeros(batch, 0, self.hidden_dim), inputs.new_zeros(batch, 0, 0), \
                 (inputs.new_zeros(batch, self.hidden_dim),) * 2
         score = self.attention.score
-        if self.fused and isinstance(score, Additive) and self.query_proj is None:
+        if (self.fused and isinstance(score, Additive) and self.query_proj is None
+                and self.intervention is None):
             return self.forward_fused(inputs, mask, score)
         return self.forward_stepwise(inputs, mask)
 

@@ -4,11 +4,13 @@ LSTMN", docs/equations.md).
 Slow and obvious on purpose: one sentence, one position, one vector at a time, reading the fast
 module's parameters and nothing else of it. Scores come from attnlab.attention.reference (itself
 the specification of every score). Padding is handled by reading only a sentence's real tokens.
-Dropout is not modelled: compare with the module in eval mode.
+Dropout is not modelled: compare with the module in eval mode. `reweight` replaces the weights
+s^t of a layer by others before they are read, as the module's `intervention` hook does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import torch
@@ -18,8 +20,12 @@ from attnlab.attention.reference import alignment
 
 from .lstmn import LSTMN, LSTMNLayer
 
+# (t, s^t (t,)) -> the weights read instead (t,)
+Reweight = Callable[[int, Tensor], Tensor]
 
-def layer_loop(layer: LSTMNLayer, xs: list[Tensor], positions: list[int]
+
+def layer_loop(layer: LSTMNLayer, xs: list[Tensor], positions: list[int],
+               reweight: Reweight | None = None
                ) -> tuple[list[Tensor], list[Tensor], dict[tuple[int, int], Tensor]]:
     """One layer over one sentence's real tokens xs (each (D,)) at `positions` in the batch.
 
@@ -46,6 +52,8 @@ def layer_loop(layer: LSTMNLayer, xs: list[Tensor], positions: list[int]
                 keys[positions[i]] = hs[i]
             at = alignment(layer.attention.score, query, keys, positions[:t])
             s = [at[positions[i]] for i in range(t)]  # s_i^t
+            if reweight is not None:
+                s = list(reweight(t, torch.stack(s)))
             h_tilde = sum((s[i] * hs[i] for i in range(t)), x.new_zeros(size))
             c_tilde = sum((s[i] * cs[i] for i in range(t)), x.new_zeros(size))
             weights.update({(t, i): s[i] for i in range(t)})
@@ -60,10 +68,12 @@ def layer_loop(layer: LSTMNLayer, xs: list[Tensor], positions: list[int]
     return hs, cs, weights
 
 
-def lstmn_loop(lstmn: LSTMN, inputs: Tensor, mask: Tensor | None = None
+def lstmn_loop(lstmn: LSTMN, inputs: Tensor, mask: Tensor | None = None,
+               reweight: Reweight | None = None
                ) -> tuple[Tensor, Tensor, tuple[Tensor, Tensor]]:
     """inputs (B, T, D), mask (B, T) bool -> outputs (B, T, H), weights (L, B, T, T),
-    (h, c) each (L, B, H) at the last real token; zeros wherever the mask is False."""
+    (h, c) each (L, B, H) at the last real token; zeros wherever the mask is False.
+    `reweight` applies to the top layer's weights (t counts a sentence's real tokens)."""
     batch, length, _ = inputs.shape
     layers, size = len(lstmn.layers), lstmn.hidden_dim
     if mask is None:
@@ -77,7 +87,9 @@ def lstmn_loop(lstmn: LSTMN, inputs: Tensor, mask: Tensor | None = None
         xs = [inputs[b, t] for t in real]
         for n, layer in enumerate(lstmn.layers):
             # (nn.ModuleList is not generic: its items are typed as plain modules)
-            hs, cs, layer_weights = layer_loop(cast(LSTMNLayer, layer), xs, real)
+            top = n == layers - 1
+            hs, cs, layer_weights = layer_loop(cast(LSTMNLayer, layer), xs, real,
+                                               reweight if top else None)
             for (t, i), s in layer_weights.items():
                 weights[n, b, real[t], real[i]] = s
             if hs:
