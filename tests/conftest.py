@@ -19,7 +19,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 # tests reuse serve's), and the fixtures built on them. A test using any of them, directly or
 # through another fixture, is marked slow: `make test-fast` (pytest -m "not slow") never trains.
 TRAINED_RUNS = {"dates_run", "deen_run", "lm_run", "caption_run", "pieces_run", "plain_run",
-                "shapes_run", "lstmn_run"}
+                "shapes_run", "lstmn_run", "dates_reverse_run"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects

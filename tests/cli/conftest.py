@@ -59,6 +59,16 @@ def dates_run(tmp_path_factory, dates_data):
 
 
 @pytest.fixture(scope="session")
+def dates_reverse_run(tmp_path_factory, dates_data):
+    """The dates run's data the other way (ISO dates to written ones): a reverse model."""
+    data = {"dir": str(dates_data), "train": "train", "valid": "val", "test": "test",
+            "src_lang": "tgt", "tgt_lang": "src", "vocab": "char", "joint_vocab": False,
+            "max_len": 60, "batch_size": 32, "valid_sentences": 20}
+    return train_run(tmp_path_factory.mktemp("runs") / "dates-reverse", data, max_steps=30,
+                     validate_every=30, checkpoint_every=30)
+
+
+@pytest.fixture(scope="session")
 def deen_data(tmp_path_factory):
     directory = tmp_path_factory.mktemp("deen")
     for split in ("train", "val"):

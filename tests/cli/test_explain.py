@@ -120,3 +120,39 @@ def test_an_int8_model_is_explained_by_erasure_and_refuses_gradients_in_one_sent
         run.explain("5 mars 2003")
     found = run.explain("5 mars 2003", methods=["erasure"])
     assert set(found.views) == {"attention", "erasure"}
+
+
+def test_a_reverse_model_adds_its_links_and_both_directions_joined(dates_run, dates_reverse_run,
+                                                                    dates_data):
+    from attnlab.explain.methods import JOINED, REVERSE
+    from attnlab.translation.alignment.extractions import extraction_scores
+    from attnlab.translation.alignment.from_attention import score_alignments
+    from attnlab.translation.alignment.golds import dates_gold as gold_for_run
+    from attnlab.translation.explanation_scores import reverse_model
+
+    run, gold = attnlab.load(dates_run), dates_gold(dates_data)
+    backward = reverse_model(run, dates_reverse_run)
+    scores = extraction_scores(run, gold, methods=[], reverse=backward)
+    assert set(scores.counts) == {"attention", "attention >= 0.3", "diagonal", REVERSE, *JOINED}
+    assert scores.pairs == 30 and scores.skipped == 0
+    # The reverse model's links, turned round, score on the forward gold exactly as its own
+    # attention does on the gold turned round (the dates gold a run reading `.tgt` gets).
+    turned = gold_for_run(backward, dates_data / "test.tgt", gold.targets, gold.sources,
+                          first_lines=True)
+    assert [a.sure for a in turned.alignments] == [
+        frozenset((j, i) for i, j in a.sure) for a in gold.alignments]
+    assert scores.counts[REVERSE] == score_alignments(backward, turned).counts
+    # The intersection keeps only links both directions found: never more than either.
+    both = np.asarray(scores.counts["attention, both directions intersected"])
+    for one in ("attention", REVERSE):
+        assert (both[:, 2] <= np.asarray(scores.counts[one])[:, 2]).all()
+    grown = np.asarray(scores.counts["attention, both directions grow-diag-final"])
+    assert (grown[:, 2] >= both[:, 2]).all()
+
+
+def test_a_run_of_the_same_direction_is_refused_as_the_reverse_in_one_sentence(dates_run):
+    from attnlab.errors import ConfigError
+    from attnlab.translation.explanation_scores import reverse_model
+
+    with pytest.raises(ConfigError, match=r"translates src-tgt, not the reverse of src-tgt"):
+        reverse_model(attnlab.load(dates_run), dates_run)

@@ -78,6 +78,40 @@ def test_explain_records_every_finished_run_keeps_them_and_reports_the_claims(
     assert len(again["faithfulness"]["steps"]) == 2
 
 
+@pytest.mark.slow
+def test_a_reverse_member_is_read_with_its_forward_member_once_it_is_trained(
+        tmp_path, dates_dir, capsys):
+    from attnlab.explain.methods import JOINED, REVERSE
+
+    path = explained_suite(tmp_path, dates_dir, sentences=1)
+    suite = yaml.safe_load(path.read_text())
+    forward = suite["members"][1]
+    turned = {**forward, "name": "turned", "label": "Bahdanau, dates written back",
+              "set": {**forward["set"], "data.src_lang": "tgt", "data.tgt_lang": "src"},
+              "reverse_of": "bahdanau"}
+    suite.update(seeds=1, members=[forward, turned])
+    path.write_text(yaml.safe_dump(suite))
+    out = tmp_path / "out"
+    assert main(["compare", str(path), "--dir", str(out), "--quiet", "--only", "bahdanau"]) == 0
+    assert main(["compare", str(path), "--dir", str(out), "--explain", "--quiet"]) == 0
+    alone = json.loads((out / "bahdanau" / "seed-1" / "explain.json").read_text())
+    assert "reverse" not in alone["asked"] and REVERSE not in alone["extractions"]["counts"]
+    # Once the reverse member is trained, the forward record is made again with both ways.
+    assert main(["compare", str(path), "--dir", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(path), "--dir", str(out), "--explain", "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert "bahdanau seed 1: explaining" in said
+    both = json.loads((out / "bahdanau" / "seed-1" / "explain.json").read_text())
+    assert both["asked"]["reverse"] == "turned"
+    assert {REVERSE, *JOINED} <= set(both["extractions"]["counts"])
+    assert both["extractions"]["pairs"] + both["extractions"]["skipped"] == 6
+    own = json.loads((out / "turned" / "seed-1" / "explain.json").read_text())
+    assert own["extractions"]["gold"].startswith("dates task gold")   # its gold, turned round
+    markdown = (out / "results.md").read_text()
+    assert "attention, both directions grow-diag-final" in markdown
+
+
 def test_explain_trains_nothing_so_it_refuses_only_seed_and_retrain(tmp_path, dates_dir):
     suite = str(explained_suite(tmp_path, dates_dir))
     for flag in (["--only", "bahdanau"], ["--seed", "1"], ["--retrain", "plain"]):

@@ -118,6 +118,16 @@ def test_a_known_difference_is_reproduced_and_two_copies_of_one_system_are_not_t
     assert worse.outcome == "not reproduced"
 
 
+def test_members_scored_against_other_references_are_not_compared():
+    # A reverse member translates into the other language: its texts are not the others'.
+    a = member("a", [translation_run(k, REFERENCES, REFERENCES, 90.0) for k in (1, 2, 3)])
+    b = member("b", [translation_run(k, GARBLED, REFERENCES, 10.0) for k in (1, 2, 3)])
+    other = [f"ein Mann Nummer {k} fährt ein rotes Fahrrad" for k in range(60)]
+    turned = member("turned", [translation_run(k, GARBLED, other, 10.0) for k in (1, 2, 3)])
+    tests = pairwise([a, b, turned], ("bleu", "chrf"))
+    assert {(test.a, test.b) for test in tests} == {("a", "b")}
+
+
 def test_a_score_known_only_per_run_is_tested_across_seeds():
     def lm(name, values):
         return member(name, [{"seed": k + 1, "scores": {"perplexity": v}}
@@ -189,6 +199,20 @@ def test_budgets_are_updates_or_convergence_and_the_claim_names_real_members(tmp
         load_suite(str(tmp_path / "clash.yaml"))
     with pytest.raises(ConfigError, match="seeds must be a positive"):
         load_suite(str(write(tmp_path, seeds=0)))
+
+
+def test_a_reverse_member_names_an_earlier_member_once(tmp_path):
+    members = yaml.safe_load(open(suite_file(tmp_path, tmp_path)).read())["members"]
+    turned = {**members[1], "name": "turned", "reverse_of": "bahdanau"}
+    suite = load_suite(str(write(tmp_path, members=[*members, turned])))
+    assert suite.reverse_member("bahdanau").name == "turned"
+    assert suite.reverse_member("plain") is None
+    for entries, message in (([{**turned, "reverse_of": "nobody"}, *members],
+                              "reverse_of must name an earlier member, got 'nobody'"),
+                             ([*members, turned, {**turned, "name": "again"}],
+                              "member 'bahdanau' already has a reverse member")):
+        with pytest.raises(ConfigError, match=message):
+            load_suite(str(write(tmp_path, members=entries)))
 
 
 def test_a_member_folder_of_the_one_seed_layout_is_named_not_trained_over(tmp_path,

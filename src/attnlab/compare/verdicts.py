@@ -216,9 +216,18 @@ def _percent(sums: np.ndarray) -> np.ndarray:
     return 100.0 * mean_scorer(sums)
 
 
+def same_test_set(a: dict, b: dict) -> bool:
+    """Whether two members were scored against the same references: a member trained the
+    other way (a suite's reverse member) translates into another language, so neither its
+    BLEU nor its AER (on the gold turned round) is compared with the others'."""
+    return a["runs"][0].get("references") == b["runs"][0].get("references")
+
+
 def statistics(a: dict, b: dict | None, metric: str):
     """(stats of A, stats of B, scorer) for one metric, or None when it cannot be compared. b
     None: A's AER against the diagonal aligner on the same sentences."""
+    if b is not None and not same_test_set(a, b):
+        return None
     if metric == "aer":
         gold = aer_gold(a)
         if gold is None:

@@ -6,6 +6,7 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -151,3 +152,19 @@ def test_rwth_gold_with_some_multi30k():
     score = aligner_aer(rwth_gold(RWTH), extra, extra_name="Multi30k")
     assert score.pairs == 508
     assert score.aer < 0.6
+
+
+def test_both_directions_turns_the_reverse_links_round_and_joins_them():
+    from attnlab.explain.methods import REVERSE
+    from attnlab.translation.alignment.extractions import both_directions
+
+    # Forward attention, rows = 3 target units over 3 source units: argmax 0, 1, 1.
+    forward = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.2, 0.5, 0.3]])
+    # The reverse model's, rows = source units over target units: argmax 0, 1, 2.
+    backward = np.array([[0.9, 0.05, 0.05], [0.1, 0.7, 0.2], [0.1, 0.2, 0.7]])
+    found = both_directions(forward, backward)
+    assert found[REVERSE] == {(0, 0), (1, 1), (2, 2)}            # (source, target)
+    assert found["attention, both directions intersected"] == {(0, 0), (1, 1)}
+    # Grown: the links of either next to a shared one whose word is not linked yet.
+    assert found["attention, both directions grow-diag-final"] == {(0, 0), (1, 1), (1, 2),
+                                                                 (2, 2)}

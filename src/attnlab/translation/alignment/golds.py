@@ -93,14 +93,22 @@ def scored_on_rwth(record: dict) -> bool:
 def dates_gold(run: AlignableRun, src_path: str | os.PathLike | None, sources: list[str],
                targets: list[str], *, first_lines: bool = False) -> GoldSet | None:
     """The dates task's gold of the pairs (sources[k], targets[k]) read from `src_path`: the
-    `.align` file beside it (see dates_gold_path). None when there is no such file, no
-    `src_path`, or the model has no attention. `first_lines`: see gold_from_file."""
+    `.align` file beside it (see dates_gold_path), whose links go from the `.src` file to the
+    `.tgt` file, so they are turned round for a run that reads `.tgt` (one trained the other
+    way). None when there is no such file, no `src_path`, or the model has no attention.
+    `first_lines`: see gold_from_file."""
     if not run.has_attention or src_path is None:
         return None
     path = dates_gold_path(src_path)
     if not path.is_file():
         return None
-    gold = gold_from_file(path, sources, targets, first_lines=first_lines)
+    if Path(src_path).name.removesuffix(".gz").endswith(".tgt"):
+        ahead = gold_from_file(path, targets, sources, first_lines=first_lines)
+        gold = replace(ahead, sources=sources, targets=targets,
+                       alignments=[AlignmentSet(_flip(a.sure), _flip(a.possible))
+                                   for a in ahead.alignments])
+    else:
+        gold = gold_from_file(path, sources, targets, first_lines=first_lines)
     return replace(gold, name=f"dates task gold {gold.name}")
 
 
