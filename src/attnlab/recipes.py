@@ -28,6 +28,7 @@ from attnlab.config import read_yaml
 from attnlab.errors import CheckpointError, ConfigError, UserError
 from attnlab.lm import comparison as lm_comparison
 from attnlab.lm import describe as lm_describe
+from attnlab.lm import explanation_scores as lm_explanation
 from attnlab.train import run_task
 from attnlab.train.config import ExperimentConfig
 from attnlab.train.experiment import TaskFactory
@@ -153,7 +154,8 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
         python='attnlab.load("MODEL").perplexity(["a sentence"]).perplexity',
         endpoint="/api/read",
         comparison=Comparison(lm_comparison.comparison_scores, "perplexity",
-                              "validation perplexity", (("test perplexity", "perplexity", 2),))),
+                              "validation perplexity", (("test perplexity", "perplexity", 2),),
+                              explain=lm_explanation.explanation_scores)),
 )}
 
 
