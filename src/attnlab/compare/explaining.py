@@ -1,7 +1,8 @@
 """`attnlab compare SUITE --dir DIR --explain`: each finished run's explanation record,
 DIR/<member>/seed-<k>/explain.json (extractions' AER, the faithfulness tests, uniform
-attention: attnlab.recipes' `comparison.explain`), for the report's "Is attention an
-explanation?" section (attnlab.compare.explanations).
+attention: attnlab.recipes' `comparison.explain`; a language model's: its self-attention's
+faithfulness tests and uniform attention), for the report's "Is attention an explanation?"
+section (attnlab.compare.explanations).
 
 Nothing trains. A record is kept while the suite's `explain:` block is what made it, and made
 again otherwise; it is written whole or not at all, under the run's lock, so an interrupted
@@ -72,7 +73,7 @@ def explain_suite(suite: Suite, directory: str | Path, options: RunOptions,
     explain = RECIPES[suite.task].comparison.explain
     if explain is None:
         raise UserError(f"--explain: suite {suite.name!r} is a {suite.task} suite, and only "
-                        f"translation runs have explanation records")
+                        f"translation and language-model runs have explanation records")
     directory = Path(directory)
     jobs = [(member, seed) for seed in explained_seeds(suite, options) for member in suite.members]
     waiting: list[str] = []

@@ -30,7 +30,7 @@ import numpy as np
 from attnlab.explain.methods import JOINED, LABELS, REVERSE
 from attnlab.viz.report import html_table
 
-from .across_seeds import aer_scorer, compare_across_seeds, holm
+from .across_seeds import SeedComparison, aer_scorer, compare_across_seeds, holm
 from .explaining import asked, explained_seeds, read_explanation
 from .layout import RunOptions, read_record, seed_dir
 from .significance import spread
@@ -117,8 +117,9 @@ def _test(a: np.ndarray, b: np.ndarray, scorer, member: Explained, metric: str,
 
 
 def claim_tests(members: list[Explained]) -> None:
-    """Each member's three claims (member.tests), Holm-adjusted per claim over the members."""
-    for claim in CLAIMS:
+    """Each member's claims (member.tests: a translation's three, a language model's two),
+    Holm-adjusted per claim over the members."""
+    for claim in SELF_CLAIMS if reads_itself(members) else CLAIMS:
         tests = []
         for member in members:
             test = _claim_test(member, claim)
@@ -165,11 +166,11 @@ def claim_outcome(test: PairTest | None) -> str:
     return {">": "reproduced", "<": "not reproduced"}.get(test.direction, "inconclusive")
 
 
-def claim_lines(members: list[Explained]) -> list[str]:
+def claim_lines(members: list[Explained], claims: tuple[str, ...] = CLAIMS) -> list[str]:
     """One line per member and claim: the outcome and what the test found."""
     lines = []
     for member in members:
-        for claim in CLAIMS:
+        for claim in claims:
             test = member.tests.get(claim)
             found = test.finding if test is not None else "no record to test"
             lines.append(f"{member.label}: {claim}: {claim_outcome(test)} ({found}).")
@@ -180,12 +181,13 @@ SHORT = ("attention is an alignment", "agrees with gradient x input",
          "top attended matters more than random")
 
 
-def claim_rows(members: list[Explained]) -> list[list[str]]:
+def claim_rows(members: list[Explained], claims: tuple[str, ...] = CLAIMS,
+               short: tuple[str, ...] = SHORT) -> list[list[str]]:
     """Member x claim: the outcome, the difference and its interval, the adjusted p."""
-    rows = [["member", *SHORT]]
+    rows = [["member", *short]]
     for member in members:
         row = [member.label]
-        for claim in CLAIMS:
+        for claim in claims:
             test = member.tests.get(claim)
             if test is None or not test.comparison.decided:
                 row.append(claim_outcome(test) if test is None else "inconclusive (one seed)")
@@ -307,6 +309,8 @@ def gold_line(members: list[Explained]) -> str:
 def explanation_html(members: list[Explained], eflomal: dict | None, command: str) -> str:
     if not members:
         return ""
+    if reads_itself(members):
+        return self_attention_html(members, command)
     items = "".join(f"<li>{html.escape(line)}</li>" for line in claim_lines(members))
     claims = html_table(claim_rows(members))
     return ("<h2>Is attention an alignment? Is it an explanation?</h2>"
@@ -344,6 +348,8 @@ def explanation_markdown(members: list[Explained], eflomal: dict | None,
                          command: str) -> list[str]:
     if not members:
         return []
+    if reads_itself(members):
+        return self_attention_markdown(members, command)
     return ["", "#### Is attention an alignment? Is it an explanation?", "",
             f"`{command} --explain`", "",
             gold_line(members) + " Figures are mean ± sd over the seeds (n in the table).", "",
@@ -354,3 +360,124 @@ def explanation_markdown(members: list[Explained], eflomal: dict | None,
             "Faithfulness:", "", markdown_table(faithfulness_rows(members)), "",
             FAITHFULNESS_NOTE]
 
+
+
+# --- A language model's self-attention -------------------------------------------------------
+# An lm suite's records (attnlab.lm.explanation_scores): the LSTMN's attention over its own
+# earlier words. No source and no gold, so no AER: the two claims that apply, tested as above,
+# and the faithfulness figures with their 95% intervals across seeds.
+
+SELF_CLAIMS = (CLAIMS[1],
+               "the most attended earlier word matters more than a random one (erasure flips)")
+SELF_SHORT = ("agrees with gradient x input", "top attended earlier word matters more than random")
+
+
+def reads_itself(members: list[Explained]) -> bool:
+    """Whether the records are a language model's (self-attention), not a translation's."""
+    return bool(members) and members[0].records[0].get("task") == "lm"
+
+
+def perplexity_stats(member: Explained, which: str) -> np.ndarray | None:
+    """Per seed, per test sentence, (nll, tokens) read with `which` attention ("own",
+    "uniform"): (seeds, sentences, 2)."""
+    return _stack([np.asarray(record["perplexity"][which], dtype=float).reshape(-1, 2)
+                   for record in member.records])
+
+
+def _perplexity(sums: np.ndarray) -> np.ndarray:
+    return np.exp(sums[..., 0] / sums[..., 1])
+
+
+def _interval(comparison: SeedComparison, digits: int) -> str:
+    """"12.3 (95% CI 10.1 to 14.5)", or the value and "(one seed)"."""
+    value = f"{comparison.difference:.{digits}f}"
+    found = comparison.interval()
+    if found is None:
+        return f"{value} (one seed)"
+    return f"{value} (95% CI {found[0]:.{digits}f} to {found[1]:.{digits}f})"
+
+
+def _figure(stats: np.ndarray | None, scorer, digits: int) -> str:
+    """A figure's mean over the seeds with its 95% interval: the claims' test against a zero
+    figure on the same sentences (the seeds' spread and the sentences' noise)."""
+    if stats is None:
+        return "-"
+    zero = stats.copy()
+    zero[..., 0] = 0.0
+    return _interval(compare_across_seeds(stats, zero, scorer, samples=SAMPLES, seed=12345),
+                     digits)
+
+
+def self_attention_rows(members: list[Explained]) -> list[list[str]]:
+    """Per member: erasure flip rates, agreement with gradient x input, the test perplexity
+    with the model's own attention and with uniform attention, and their difference."""
+    rows = [["member", "seeds", "flips: top attended %", "random %", "top gradient %",
+             "tau: gradient x input", "perplexity: own", "uniform attention",
+             "uniform minus own"]]
+    for member in members:
+        row = [member.label, str(len(member.records))]
+        row += [_figure(flip_stats(member, which), _rate, 1)
+                for which in ("top_attention", "random", "top_gradient")]
+        row.append(_figure(agreement_stats(member, "gradient"), _mean_or_zero, 2))
+        own, flat = perplexity_stats(member, "own"), perplexity_stats(member, "uniform")
+        for stats in (own, flat):
+            row.append("-" if stats is None else
+                       _mean_sd(list(_perplexity(stats.sum(axis=1))), 2))
+        row.append("-" if own is None or flat is None else _interval(
+            compare_across_seeds(flat, own, _perplexity, samples=SAMPLES, seed=12345), 2))
+        rows.append(row)
+    return rows
+
+
+def self_attention_line(members: list[Explained]) -> str:
+    """What the figures rest on: the sentences and steps tested, the text read."""
+    record = members[0].records[0]
+    faith = record["faithfulness"]
+    text = record["perplexity"]
+    return (f"The LSTMN's attention over its own earlier words (its top layer), tested on the "
+            f"first {len(faith['steps'])} test sentences as written: {sum(faith['steps'])} "
+            f"steps with at least two earlier words (a step with one has nothing to erase or "
+            f"rank); the chosen word at a step is the one the model finds most likely there. "
+            f"Perplexity with uniform attention reads the whole test text "
+            f"({len(text['own'])} sentences of {text.get('text', 'the test file')}). No gold "
+            f"alignments for a language model, so no AER.")
+
+
+SELF_CLAIM_NOTE = ("Each cell: the verdict, the difference across seeds (tau minus 0; the top "
+                   "attended earlier word's flip rate minus a random earlier word's, in points) "
+                   "with its unadjusted 95% interval, and the p that decides, Holm-adjusted over "
+                   "the members.")
+
+SELF_FAITHFULNESS_NOTE = (
+    "Flips: the share of steps whose most likely next word changed when one earlier word's "
+    "weight was zeroed and the rest renormalised (Serrano & Smith 2019): the most attended, a "
+    "random other, or the one gradient x input ranks first. tau: Kendall's rank correlation "
+    "per step between the weights and |gradient x input| over the earlier words, averaged per "
+    "sentence. Perplexity: the test text read with the model's own attention and with equal "
+    "weight on every earlier word at every step (Wiegreffe & Pinter 2019); the last column is "
+    "their difference across seeds. Each interval is across seeds with the sentences' noise "
+    "added, as the claims' test; the perplexities are mean ± sd over the seeds. Not run here: "
+    "the permutation and adversarial tests (Jain & Wallace 2019).")
+
+
+def self_attention_html(members: list[Explained], command: str) -> str:
+    items = "".join(f"<li>{html.escape(line)}</li>"
+                    for line in claim_lines(members, SELF_CLAIMS))
+    claims = html_table(claim_rows(members, SELF_CLAIMS, SELF_SHORT))
+    return ("<h2>Is self-attention an explanation?</h2>"
+            f"<p><b>Made by</b> <code>{html.escape(command)} --explain</code>. "
+            f"{html.escape(self_attention_line(members))}</p>"
+            f"{claims}<p>{html.escape(SELF_CLAIM_NOTE)}</p><details><summary>Every test in "
+            f"words, and the rule</summary><ul>{items}</ul><p>{html.escape(RULE)}</p></details>"
+            f"<h3>Faithfulness</h3>{html_table(self_attention_rows(members))}"
+            f"<p>{html.escape(SELF_FAITHFULNESS_NOTE)}</p>")
+
+
+def self_attention_markdown(members: list[Explained], command: str) -> list[str]:
+    return ["", "#### Is self-attention an explanation?", "", f"`{command} --explain`", "",
+            self_attention_line(members), "",
+            markdown_table(claim_rows(members, SELF_CLAIMS, SELF_SHORT)), "", SELF_CLAIM_NOTE,
+            "", "Every test in words:", "",
+            *(f"- {line}" for line in claim_lines(members, SELF_CLAIMS)), "", f"Rule: {RULE}",
+            "", "Faithfulness:", "", markdown_table(self_attention_rows(members)), "",
+            SELF_FAITHFULNESS_NOTE]
