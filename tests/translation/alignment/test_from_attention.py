@@ -15,7 +15,7 @@ def test_the_row_check_finds_a_row_labelled_one_step_off(monkeypatch):
     for offset, best in ((0, 0), (1, 1)):
         predicted = [{(i, t + offset) for i, t in links} for links in gold_links]
         monkeypatch.setattr(from_attention, "_predicted_links",
-                            lambda *a, p=predicted: (p, kept, [(4, 4), (2, 2)]))
+                            lambda *a, p=predicted: (p, kept, [(4, 4), (2, 2)], []))
         found = from_attention.row_shift_aers(None, None)
         assert min(found, key=found.get) == best
         assert found[best] == 0.0 and all(v > 0 for k, v in found.items() if k != best)
@@ -31,3 +31,18 @@ def test_argmax_and_threshold_alignment():
     }
     with pytest.raises(ValueError, match="unknown alignment mode 'max'"):
         alignment_from_attention(weights, mode="max")
+
+
+def test_the_share_on_the_end_of_the_source_is_the_mean_of_its_column_over_real_targets():
+    from attnlab.translation.labels import LabelledAttention
+
+    # Two target words and "</s>" over two source words and "</s>": rows 0 and 1 put 0.6 and
+    # 0.2 on "</s>" (the "</s>" row's own 0.9 is not a target word's).
+    weights = np.array([[0.3, 0.1, 0.6], [0.1, 0.7, 0.2], [0.05, 0.05, 0.9]])
+    labelled = LabelledAttention(["a", "b", "</s>"], ["x", "y", "</s>"], weights,
+                                 ["a", "b", "</s>"], ["x", "y", "</s>"], weights)
+    assert from_attention.end_share(labelled) == pytest.approx(0.4)
+    assert from_attention.end_share(labelled, characters=True) == pytest.approx(0.4)
+    bare = LabelledAttention(["a", "b"], ["x"], weights[:1, :2], ["a", "b"], ["x"],
+                             weights[:1, :2])
+    assert from_attention.end_share(bare) is None        # no "</s>" to measure

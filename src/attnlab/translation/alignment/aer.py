@@ -76,8 +76,12 @@ class AlignmentScore:
     # pairs, for the significance tests of attnlab compare; left out of to_dict's summaries.
     counts: list[list[int]] | None = field(default=None, repr=False)
     diagonal_counts: list[list[int]] | None = field(default=None, repr=False)
+    # The mean weight a target unit puts on the source's "</s>" (attention's only)
+    end_share: float | None = None
 
     def format(self) -> str:
         skipped = f" ({self.skipped} skipped: unit count mismatch)" if self.skipped else ""
+        end = (f"; {100 * self.end_share:.1f}% of the attention on </s>"
+               if self.end_share is not None else "")
         return (f"AER {self.aer:.4f}  {self.name}: {self.pairs} pairs{skipped}, {self.unit}, "
-                f"{self.method}")
+                f"{self.method}{end}")

@@ -72,6 +72,17 @@ def alignment_weights(labelled: LabelledAttention, characters: bool = False) -> 
     return np.asarray(weights)[:rows, :cols]
 
 
+def end_share(labelled: LabelledAttention, characters: bool = False) -> float | None:
+    """The mean weight the target units (without "</s>") put on the source's "</s>": where a
+    model parks attention it does not spend on a word (fairseq #4446 reports > 0.6); None
+    without a "</s>" column or row to measure."""
+    weights, sources, targets = attention_units(labelled, characters)
+    if weights is None or sources[-1:] != [EOS]:
+        return None
+    rows = len(targets) - (targets[-1:] == [EOS])
+    return float(np.asarray(weights)[:rows, -1].mean()) if rows else None
+
+
 def argmax_links(labelled: LabelledAttention, characters: bool = False) -> set[Link]:
     """Each target unit linked to its most attended source unit (see alignment_weights)."""
     weights = alignment_weights(labelled, characters)
@@ -83,12 +94,13 @@ def score_alignments(run: AlignableRun, gold: GoldSet, *, batch_size: int = 64,
     """AER of the argmax attention of forced decoding (see the module docstring); `progress`:
     a bar on a terminal while the pairs are aligned."""
     with progress_bar(len(gold.sources), "aligning", enabled=progress, unit="pair") as bar:
-        predicted, kept, shapes = _predicted_links(run, gold, batch_size, bar.update)
+        predicted, kept, shapes, ends = _predicted_links(run, gold, batch_size, bar.update)
     diagonal = [diagonal_links(*shape) for shape in shapes]
     return AlignmentScore(gold.name, aer(predicted, kept), len(kept), len(gold.sources) - len(kept),
                           "characters" if run.character_level else "words",
                           counts=aer_counts(predicted, kept).tolist(),
-                          diagonal_counts=aer_counts(diagonal, kept).tolist())
+                          diagonal_counts=aer_counts(diagonal, kept).tolist(),
+                          end_share=float(np.mean(ends)) if ends else None)
 
 
 def gold_units(source: str, target: str, characters: bool) -> tuple[int, int]:
@@ -112,7 +124,7 @@ def row_shift_aers(run: AlignableRun, gold: GoldSet, shifts=(-1, 0, 1), *,
     """AER when target unit t takes the links of attention row t + shift: a check that row t
     is the one that produced unit t. With the rows right, shift 0 gives the lowest AER; an
     off-by-one in how rows are labelled would make shift -1 or +1 win."""
-    predicted, kept, _ = _predicted_links(run, gold, batch_size)
+    predicted, kept, _, _ = _predicted_links(run, gold, batch_size)
     found = {}
     for shift in shifts:
         moved = [{(i, t - shift) for i, t in links if 0 <= t - shift <= _last(links)}
@@ -127,15 +139,16 @@ def _last(links: set[Link]) -> int:
 
 def _predicted_links(run: AlignableRun, gold: GoldSet, batch_size: int,
                      tick: Callable[[int], None] | None = None
-                     ) -> tuple[list[set[Link]], list[AlignmentSet], list[tuple[int, int]]]:
+                     ) -> tuple[list[set[Link]], list[AlignmentSet], list[tuple[int, int]],
+                                list[float]]:
     """The argmax links of each pair whose units match the gold's words (or characters), those
-    pairs' gold links, and their (target, source) sizes in units."""
+    pairs' gold links, their (target, source) sizes in units, and their end_share."""
     if not run.has_attention:
         raise DataError("this model has no attention, so it gives no alignments to score")
     characters = run.character_level
     forced = forced_alignment(run.model, run.vocabs, gold.sources, gold.targets,
                               batch_size=batch_size, tick=tick)
-    predicted, kept, shapes = [], [], []
+    predicted, kept, shapes, ends = [], [], [], []
     for alignment, source, target, links in zip(forced, gold.sources, gold.targets,
                                                 gold.alignments, strict=True):
         weights = alignment_weights(alignment, characters)
@@ -145,6 +158,8 @@ def _predicted_links(run: AlignableRun, gold: GoldSet, batch_size: int,
         predicted.append(alignment_from_attention(weights) if weights.size else set())
         kept.append(links)
         shapes.append(units)
+        if (share := end_share(alignment, characters)) is not None:
+            ends.append(share)
     if not kept:
         raise DataError(f"{gold.name}: no sentence pair could be aligned unit by unit")
-    return predicted, kept, shapes
+    return predicted, kept, shapes, ends
