@@ -22,6 +22,7 @@ from attnlab.explain.self_attention import (
     gradient_x_input,
     intervening,
     own_steps,
+    permutation_tvd,
     step_agreement,
 )
 from attnlab.models import LSTMN, LanguageModel, LSTMReader
@@ -112,6 +113,16 @@ def test_steps_with_fewer_than_two_earlier_positions_are_not_tested(faithful):
     with torch.no_grad():
         attention = own_steps(model, sentence)[0].numpy()
     assert step_agreement(attention, gradient_x_input(model, sentence)).size == 0
+
+
+def test_permutation_moves_a_faithful_next_word_and_not_an_unfaithful_one(faithful, unfaithful):
+    moved = permutation_tvd(*faithful, torch.Generator().manual_seed(0))
+    still = permutation_tvd(*unfaithful, torch.Generator().manual_seed(0))
+    assert moved.shape == still.shape == (4,)
+    # from step 3 on, most shuffles move position 1's weight away: the next word changes (at
+    # step 2 half of them keep the order of its two positions)
+    assert moved[1:].min() > 0.5
+    assert still.max() < 1e-12
 
 
 def test_agreement_is_positive_where_attention_points_at_what_matters(faithful, unfaithful):

@@ -76,7 +76,7 @@ def test_explain_gives_each_lstmn_run_a_record_and_the_report_its_claims(
     # <s> and 7 words: 8 steps, the first two not tested
     assert len(faith["steps"]) == 3 and all(steps == 6 for steps in faith["steps"])
     assert all(len(flips) == 3 for flips in faith["flips"].values())
-    assert len(faith["agreement"]["gradient"]) == 3
+    assert len(faith["agreement"]["gradient"]) == len(faith["permutation_tvd"]) == 3
     own, flat = record["perplexity"]["own"], record["perplexity"]["uniform"]
     assert len(own) == len(flat) == 8 and all(tokens == 8 for _, tokens in own)
     scored = json.loads((out / "lstmn" / "seed-1" / "compare.json").read_text())
@@ -106,7 +106,8 @@ def record(seed, *, top_flips, random_flips, tau, uniform_cost):
                 "top_attention": [int(f) for f in rng.binomial(10, top_flips, N)],
                 "random": [int(f) for f in rng.binomial(10, random_flips, N)],
                 "top_gradient": [int(f) for f in rng.binomial(10, top_flips, N)]},
-                "agreement": {"gradient": [None, *(tau + 0.2 * rng.standard_normal(N - 1))]}},
+                "agreement": {"gradient": [None, *(tau + 0.2 * rng.standard_normal(N - 1))]},
+                "permutation_tvd": [None, *([0.25] * (N - 1))]},
             "perplexity": {"own": [[x, 10.0] for x in nll],
                            "uniform": [[x + uniform_cost, 10.0] for x in nll],
                            "text": "test.txt"}}
@@ -137,6 +138,7 @@ def test_each_claim_is_found_where_true_refuted_where_false_and_undecided_on_one
     # 5 nats more over 10 tokens: exp(3.5) - exp(3.0) more perplexity, whatever the sentence
     assert float(row[-1].split()[0]) == pytest.approx(math.exp(3.5) - math.exp(3.0), rel=0.02)
     assert one[-1].endswith("(one seed)")
+    assert row[header.index("permutation TVD")].startswith("0.250 (95% CI 0.250 to 0.250)")
     lines = explanation_markdown([faithful], None, "attnlab compare x --dir y")
     assert lines[1] == "#### Is self-attention an explanation?"
     assert not any("AER of every way" in line for line in lines)

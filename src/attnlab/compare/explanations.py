@@ -384,6 +384,13 @@ def perplexity_stats(member: Explained, which: str) -> np.ndarray | None:
                    for record in member.records])
 
 
+def permutation_stats(member: Explained) -> np.ndarray | None:
+    """Per seed, per sentence, (mean median TVD, 1), or (0, 0) for a sentence without one."""
+    return _stack([np.asarray([[0.0, 0.0] if tvd is None else [tvd, 1.0]
+                               for tvd in record["faithfulness"]["permutation_tvd"]])
+                   for record in member.records])
+
+
 def _perplexity(sums: np.ndarray) -> np.ndarray:
     return np.exp(sums[..., 0] / sums[..., 1])
 
@@ -409,16 +416,18 @@ def _figure(stats: np.ndarray | None, scorer, digits: int) -> str:
 
 
 def self_attention_rows(members: list[Explained]) -> list[list[str]]:
-    """Per member: erasure flip rates, agreement with gradient x input, the test perplexity
-    with the model's own attention and with uniform attention, and their difference."""
+    """Per member: erasure flip rates, agreement with gradient x input, the permutation test's
+    distance, the test perplexity with the model's own attention and with uniform attention,
+    and their difference."""
     rows = [["member", "seeds", "flips: top attended %", "random %", "top gradient %",
-             "tau: gradient x input", "perplexity: own", "uniform attention",
-             "uniform minus own"]]
+             "tau: gradient x input", "permutation TVD", "perplexity: own",
+             "uniform attention", "uniform minus own"]]
     for member in members:
         row = [member.label, str(len(member.records))]
         row += [_figure(flip_stats(member, which), _rate, 1)
                 for which in ("top_attention", "random", "top_gradient")]
         row.append(_figure(agreement_stats(member, "gradient"), _mean_or_zero, 2))
+        row.append(_figure(permutation_stats(member), _mean_or_zero, 3))
         own, flat = perplexity_stats(member, "own"), perplexity_stats(member, "uniform")
         for stats in (own, flat):
             row.append("-" if stats is None else
@@ -453,11 +462,13 @@ SELF_FAITHFULNESS_NOTE = (
     "weight was zeroed and the rest renormalised (Serrano & Smith 2019): the most attended, a "
     "random other, or the one gradient x input ranks first. tau: Kendall's rank correlation "
     "per step between the weights and |gradient x input| over the earlier words, averaged per "
-    "sentence. Perplexity: the test text read with the model's own attention and with equal "
-    "weight on every earlier word at every step (Wiegreffe & Pinter 2019); the last column is "
-    "their difference across seeds. Each interval is across seeds with the sentences' noise "
-    "added, as the claims' test; the perplexities are mean ± sd over the seeds. Not run here: "
-    "the permutation and adversarial tests (Jain & Wallace 2019).")
+    "sentence. Permutation TVD: the median total variation distance of the next-word "
+    "distribution when a step's weights are shuffled over its earlier words (Jain & Wallace "
+    "2019), averaged per sentence. Perplexity: the test text read with the model's own "
+    "attention and with equal weight on every earlier word at every step (Wiegreffe & Pinter "
+    "2019); the last column is their difference across seeds. Each interval is across seeds "
+    "with the sentences' noise added, as the claims' test; the perplexities are mean ± sd over "
+    "the seeds. Not run here: the adversarial attention search (Jain & Wallace 2019).")
 
 
 def self_attention_html(members: list[Explained], command: str) -> str:

@@ -6,6 +6,8 @@ model was trained (<s> w_1 .. w_n, predicting w_1 .. w_n </s>):
 - erasure (Serrano & Smith 2019): at step t zero the weight of the most attended earlier
   position and renormalise the rest: does the most likely next word change? Against zeroing a
   random other earlier position, or the earlier position gradient x input ranks first;
+- permutation (Jain & Wallace 2019): shuffle step t's weights over the earlier positions; the
+  median total variation distance (TVD) of the next-word distribution over the shuffles;
 - agreement: Kendall's tau at step t between the weights and |gradient x input| over the
   earlier positions;
 - uniform attention (Wiegreffe & Pinter 2019): equal weight on every earlier position at every
@@ -43,9 +45,10 @@ from attnlab.models.lstmn import LSTMNLayer
 
 from .attribution import frozen
 from .faithfulness import ErasureFlips, agreement
-from .intervene import at_steps, renormalised_without
+from .intervene import RowEdit, at_steps, renormalised_without
 
 FIRST_TESTED = 2   # the first step with two earlier positions to tell apart
+PERMUTATIONS = 20  # shuffles per step, as attnlab.explain.faithfulness
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,15 @@ def distributions(model: LanguageModel, sentence: ForcedSentence, copies: int) -
     T = sentence.steps
     out = model.all_positions(sentence.inputs.expand(copies, T), sentence.mask.expand(copies, T))
     return out.logits.softmax(-1)
+
+
+def at_rows(model: LanguageModel, sentence: ForcedSentence, rows: Tensor) -> Tensor:
+    """p(. | w_<=t) at one step t = rows[k] of copy k of the sentence: (copies, V), under
+    whatever intervention is active; the output layer runs at that step only."""
+    T, copies = sentence.steps, len(rows)
+    features = model.read(sentence.inputs.expand(copies, T),
+                          sentence.mask.expand(copies, T)).outputs           # (copies, T, H)
+    return model.output(features[torch.arange(copies, device=rows.device), rows]).softmax(-1)
 
 
 def own_steps(model: LanguageModel, sentence: ForcedSentence) -> tuple[Tensor, Tensor]:
@@ -156,13 +168,44 @@ def erasure_flips(model: LanguageModel, sentence: ForcedSentence, gradient: np.n
         other = draw + (draw >= top).long()
         by_gradient = torch.as_tensor(
             [int(np.abs(gradient[t, :t]).argmax()) for t in steps.tolist()], device=device)
-        copies = torch.arange(n, device=device)
         flips = []
         for position in (top, other, by_gradient):
             with intervening(model, at_steps(steps, renormalised_without(position))):
-                read = distributions(model, sentence, n)[copies, steps]       # (n, V)
+                read = at_rows(model, sentence, steps)                        # (n, V)
             flips.append(int((read.argmax(-1) != chosen).sum()))
     return ErasureFlips(n, *flips)
+
+
+def permutation_tvd(model: LanguageModel, sentence: ForcedSentence, generator: torch.Generator,
+                    *, permutations: int = PERMUTATIONS) -> np.ndarray:
+    """Jain & Wallace's permutation test at every tested step: the median TVD between the
+    next-word distribution and the one read with the step's weights shuffled over its earlier
+    positions: (n,)."""
+    steps = sentence.tested()
+    if len(steps) == 0:
+        return np.zeros(0)
+    with torch.no_grad():
+        probs = own_steps(model, sentence)[1]
+        rows = steps.repeat(permutations)               # copy k: step steps[k % n]
+        # copy k's order: a shuffle of its step's t earlier positions (the rest unread)
+        orders = torch.stack([torch.cat([torch.randperm(t, generator=generator),
+                                         torch.arange(t, sentence.steps)])
+                              for t in rows.tolist()]).to(rows.device)     # (copies, T)
+        with intervening(model, at_steps(rows, shuffled(orders))):
+            read = at_rows(model, sentence, rows)                           # (copies, V)
+        tvd = 0.5 * (read - probs[rows]).abs().sum(-1)
+    found: np.ndarray = tvd.view(permutations, -1).median(0).values.double().cpu().numpy()
+    return found
+
+
+def shuffled(orders: Tensor) -> RowEdit:
+    """Each row's weights over its t earlier positions reordered by orders[row, :t] (orders
+    (copies, T), each row's first t a permutation of 0..t-1)."""
+
+    def edit(weights: Tensor, mask: Tensor, batch: Tensor) -> Tensor:
+        return weights.gather(1, orders[batch, : weights.shape[1]])
+
+    return edit
 
 
 def step_agreement(attention: np.ndarray, gradient: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from attnlab.explain.self_attention import (
     gradient_x_input,
     intervening,
     own_steps,
+    permutation_tvd,
     step_agreement,
 )
 from attnlab.models import LanguageModel
@@ -36,13 +37,15 @@ class SelfAttentionSummary:
     """Per sentence tested: its steps tested (those with at least two earlier positions) and, of
     them, how many changed their most likely next word under erasure (`flips`: the top
     attended, a random other, the top gradient x input earlier position), and the mean over its
-    steps of Kendall's tau between attention and gradient x input (`agreement["gradient"]`;
-    NaN steps left out, None for a sentence with none). The same keys as a translation run's
-    summary, so the report reads both alike."""
+    steps of the permutation test's median TVD and of Kendall's tau between attention and
+    gradient x input (`agreement["gradient"]`; NaN steps left out); None for a sentence with no
+    step to average. The same keys as a translation run's summary, so the report reads both
+    alike."""
 
     steps: list[int] = field(default_factory=list)
     flips: dict[str, list[int]] = field(default_factory=lambda: {
         "top_attention": [], "random": [], "top_gradient": []})
+    permutation_tvd: list[float | None] = field(default_factory=list)
     agreement: dict[str, list[float | None]] = field(default_factory=lambda: {"gradient": []})
 
     @property
@@ -61,7 +64,8 @@ class SelfAttentionSummary:
 
 def faithfulness(model: LanguageModel, sentences: Sequence[Sequence[int]], *, seed: int = 0,
                  tick: Callable[[int], None] | None = None) -> SelfAttentionSummary:
-    """Erasure and agreement (see attnlab.explain.self_attention) on each encoded sentence."""
+    """Erasure, permutation and agreement (see attnlab.explain.self_attention) on each encoded
+    sentence."""
     device = next(model.parameters()).device
     generator = torch.Generator().manual_seed(seed)
     summary = SelfAttentionSummary()
@@ -73,6 +77,8 @@ def faithfulness(model: LanguageModel, sentences: Sequence[Sequence[int]], *, se
         counts = asdict(flips)
         for name, found in summary.flips.items():
             found.append(counts[name])
+        tvd = permutation_tvd(model, sentence, generator)
+        summary.permutation_tvd.append(float(tvd.mean()) if tvd.size else None)
         with torch.no_grad():
             attention = own_steps(model, sentence)[0].double().cpu().numpy()
         taus = step_agreement(attention, gradient)
