@@ -361,7 +361,6 @@ def explanation_markdown(members: list[Explained], eflomal: dict | None,
             FAITHFULNESS_NOTE]
 
 
-
 # --- A language model's self-attention -------------------------------------------------------
 # An lm suite's records (attnlab.lm.explanation_scores): the LSTMN's attention over its own
 # earlier words. No source and no gold, so no AER: the two claims that apply, tested as above,
