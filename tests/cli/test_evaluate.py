@@ -174,3 +174,28 @@ def test_bad_bucket_edges(edges, dates_run, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["evaluate", "--run", str(dates_run), "--buckets", edges])
     assert exit_info.value.code == 2
+
+
+def test_a_location_model_is_scored_on_the_gold_pairs_it_can_address(tmp_path, rwth_root,
+                                                                       capsys):
+    from .conftest import DE_EN, train_run
+
+    # The location score's softmax covers max_len source positions: 6 here, so the second
+    # and third gold pairs (8 and 6 words, and "</s>") are beyond it: left out, and said.
+    short = [(de, en) for de, en in DE_EN if len(de.split()) < 6]
+    for split in ("train", "val"):
+        for index, lang in enumerate(("de", "en")):
+            (tmp_path / f"{split}.{lang}").write_text(
+                "".join(pair[index] + "\n" for pair in short), encoding="utf-8")
+    data = {"dir": str(tmp_path), "train": "train", "valid": "val", "test": "val",
+            "src_lang": "de", "tgt_lang": "en", "vocab": "word", "joint_vocab": False,
+            "vocab_size": 200, "max_len": 20, "batch_size": 3}
+    model = {"encoder": {"embedding_dim": 8, "hidden_dim": 8, "dropout": 0.0},
+             "decoder": {"kind": "luong", "embedding_dim": 8, "hidden_dim": 16,
+                         "dropout": 0.0, "attention": {"score": "location", "max_len": 6}}}
+    run = train_run(tmp_path / "location", data, model=model, max_steps=2,
+                    validate_every=None, checkpoint_every=2)
+    assert main(["evaluate", "--run", str(run), "--rwth",
+                 str(rwth_root / "rwth-deen-gold")]) == 0
+    said = capsys.readouterr().out
+    assert "2 pairs longer than max_len=6 left out: 1 pairs" in said

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from attnlab.eval import DEFAULT_EDGES
 from attnlab.models import count_parameters
 
 from .alignment import dates_gold, row_shift_aers, rwth_gold_for_run
+from .alignment.golds import within_reach
 from .evaluate import evaluate_run, read_pairs
 from .run import TranslationRun
 
@@ -63,25 +63,6 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
             "parameters": count_parameters(run.model), "checkpoint": run.checkpoint,
             "attention_row": ATTENTION_ROWS.get(decoder), "row_check": check,
             "example": _translation_example(run, example or _example_source(sources))}
-
-
-def within_reach(run, gold, *, reverse: bool = False):
-    """The gold pairs a location-score model can address: its softmax covers max_len source
-    positions, so longer sources (EOS included) are left out and the set's name says so.
-    `reverse`: the run reads the gold's targets (a model trained the other way)."""
-    limit = run.model.max_source_length
-    if limit is None:
-        return gold
-    read = gold.targets if reverse else gold.sources
-    keep = [k for k, source in enumerate(read)
-            if len(run.vocabs.src.encode(source)) + 1 <= limit]
-    if len(keep) == len(gold.sources):
-        return gold
-    dropped = len(gold.sources) - len(keep)
-    return replace(gold, name=f"{gold.name}; {dropped} pairs longer than max_len={limit} left "
-                              f"out", sources=[gold.sources[k] for k in keep],
-                   targets=[gold.targets[k] for k in keep],
-                   alignments=[gold.alignments[k] for k in keep])
 
 
 def _row_check(run, gold) -> dict:

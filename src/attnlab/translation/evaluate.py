@@ -26,6 +26,7 @@ from attnlab.eval import (
 from attnlab.train.progress import progress_bar
 
 from .alignment import AlignmentScore, GoldSet, score_alignments
+from .alignment.golds import within_reach
 from .config import DecodeConfig
 from .corpus import split_path
 from .run_summary import own_metric_is_exact_match
@@ -123,7 +124,9 @@ def evaluate_run(run: TranslatingRun, sources: list[str], references: list[str],
     seconds = time.perf_counter() - started
     scores = corpus_scores(hypotheses, references)
     buckets = bleu_by_length(sources, hypotheses, references, edges)
-    alignments = [score_alignments(run, gold, progress=progress) for gold in golds]
+    # A location-score model addresses only max_len source positions: longer pairs left out
+    alignments = [score_alignments(run, within_reach(run, gold), progress=progress)
+                  for gold in golds]
     exact = None
     if own_metric_is_exact_match(run.config):
         equal = sum(h == r for h, r in zip(hypotheses, references, strict=True))

@@ -25,7 +25,7 @@ from attnlab.train.progress import progress_bar
 
 from .alignment import dates_gold, rwth_gold_for_run
 from .alignment.extractions import extraction_scores
-from .comparison import within_reach
+from .alignment.golds import within_reach
 from .evaluate import read_pairs
 from .faithfulness import faithfulness, uniform_translations
 from .run import TranslationRun

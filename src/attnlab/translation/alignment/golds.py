@@ -112,6 +112,25 @@ def dates_gold(run: AlignableRun, src_path: str | os.PathLike | None, sources: l
     return replace(gold, name=f"dates task gold {gold.name}")
 
 
+def within_reach(run: AlignableRun, gold: GoldSet, *, reverse: bool = False) -> GoldSet:
+    """The gold pairs a location-score model can address: its softmax covers max_len source
+    positions, so longer sources (EOS included) are left out and the set's name says so.
+    `reverse`: the run reads the gold's targets (a model trained the other way)."""
+    limit = run.model.max_source_length
+    if limit is None:
+        return gold
+    read = gold.targets if reverse else gold.sources
+    keep = [k for k, source in enumerate(read)
+            if len(run.vocabs.src.encode(source)) + 1 <= limit]
+    if len(keep) == len(gold.sources):
+        return gold
+    dropped = len(gold.sources) - len(keep)
+    return replace(gold, name=f"{gold.name}; {dropped} pairs longer than max_len={limit} left "
+                              f"out", sources=[gold.sources[k] for k in keep],
+                   targets=[gold.targets[k] for k in keep],
+                   alignments=[gold.alignments[k] for k in keep])
+
+
 def environment_rwth_dir() -> Path | None:
     """$ATTNLAB_DATA/rwth-deen-gold when ATTNLAB_DATA is set and that folder exists, else None."""
     root = os.environ.get(DATA_VARIABLE)
