@@ -55,6 +55,8 @@ def reading_paragraphs() -> list[str]:
     the plain reading of the published figures."""
     text = (ROOT / "docs" / "explain.md").read_text(encoding="utf-8")
     section = text[text.index("## Per mechanism\n"):]
+    end = section.find("\n## ")
+    section = section if end == -1 else section[:end]   # up to the next section
     section = re.sub(r"```\{include\}.*?```", "", section, flags=re.S)
     return [line for line in section.splitlines() if line and not line.startswith("#")]
 

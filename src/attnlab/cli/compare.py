@@ -74,11 +74,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--report", action="store_true",
                         help="train nothing: write the report from the finished members")
     parser.add_argument("--explain", action="store_true",
-                        help="train nothing: give each finished translation run its "
-                        "explanation record (every way to read links and its AER, the "
-                        "faithfulness tests, uniform attention; the suite's explain: block "
-                        "says how much), then write the report with its 'Is attention an "
-                        "alignment? Is it an explanation?' section")
+                        help="train nothing: give each finished run with attention its "
+                        "explanation record (a translation run: every way to read links and "
+                        "its AER, the faithfulness tests, uniform attention; an LSTMN "
+                        "language model: the faithfulness tests of its self-attention; the "
+                        "suite's explain: block says how much), then write the report with "
+                        "its 'Is attention an alignment? Is it an explanation?' section")
     parser.add_argument("--data", metavar="DIR",
                         help="the data folder of every member (default: the suite's)")
     parser.add_argument("--scale", type=number_from(0, MAX_SCALE, above=True), default=1.0,
