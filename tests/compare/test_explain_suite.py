@@ -88,7 +88,7 @@ def test_a_reverse_member_is_read_with_its_forward_member_once_it_is_trained(
     forward = suite["members"][1]
     turned = {**forward, "name": "turned", "label": "Bahdanau, dates written back",
               "set": {**forward["set"], "data.src_lang": "tgt", "data.tgt_lang": "src"},
-              "reverse_of": "bahdanau"}
+              "reverse_of": "bahdanau", "example": "2019-03-12"}
     suite.update(seeds=1, members=[forward, turned])
     path.write_text(yaml.safe_dump(suite))
     out = tmp_path / "out"
@@ -106,6 +106,8 @@ def test_a_reverse_member_is_read_with_its_forward_member_once_it_is_trained(
     assert both["asked"]["reverse"] == "turned"
     assert {REVERSE, *JOINED} <= set(both["extractions"]["counts"])
     assert both["extractions"]["pairs"] + both["extractions"]["skipped"] == 6
+    scored = json.loads((out / "turned" / "seed-1" / "compare.json").read_text())
+    assert scored["example"]["source_tokens"][:4] == list("2019")   # its own example
     own = json.loads((out / "turned" / "seed-1" / "explain.json").read_text())
     assert own["extractions"]["gold"].startswith("dates task gold")   # its gold, turned round
     markdown = (out / "results.md").read_text()

@@ -203,14 +203,18 @@ def test_budgets_are_updates_or_convergence_and_the_claim_names_real_members(tmp
 
 def test_a_reverse_member_names_an_earlier_member_once(tmp_path):
     members = yaml.safe_load(open(suite_file(tmp_path, tmp_path)).read())["members"]
-    turned = {**members[1], "name": "turned", "reverse_of": "bahdanau"}
+    turned = {**members[1], "name": "turned", "reverse_of": "bahdanau",
+              "example": "2019-03-12"}
     suite = load_suite(str(write(tmp_path, members=[*members, turned])))
     assert suite.reverse_member("bahdanau").name == "turned"
     assert suite.reverse_member("plain") is None
+    assert suite.member("turned").example == "2019-03-12" and suite.member("plain").example is None
     for entries, message in (([{**turned, "reverse_of": "nobody"}, *members],
                               "reverse_of must name an earlier member, got 'nobody'"),
                              ([*members, turned, {**turned, "name": "again"}],
-                              "member 'bahdanau' already has a reverse member")):
+                              "member 'bahdanau' already has a reverse member"),
+                             ([*members, {**turned, "example": ["2019"]}],
+                              "example must be a sentence")):
         with pytest.raises(ConfigError, match=message):
             load_suite(str(write(tmp_path, members=entries)))
 

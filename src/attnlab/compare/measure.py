@@ -9,11 +9,12 @@ from pathlib import Path
 
 from attnlab.recipes import RECIPES
 
-from .suite import Suite
+from .suite import Member, Suite
 
 
-def member_scores(task: str, run_dir: Path, suite: Suite,
+def member_scores(task: str, run_dir: Path, suite: Suite, member: Member,
                   rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:
-    """The member's scores; `progress`: bars on a terminal while it decodes and aligns."""
-    return RECIPES[task].comparison.scores(run_dir, suite.evaluate, suite.example, rwth,
-                                           progress)
+    """The member's scores, its heatmap of its own example sentence or else the suite's;
+    `progress`: bars on a terminal while it decodes and aligns."""
+    return RECIPES[task].comparison.scores(run_dir, suite.evaluate,
+                                           member.example or suite.example, rwth, progress)

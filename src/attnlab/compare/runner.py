@@ -100,7 +100,8 @@ def score_member(suite: Suite, member: Member, run_dir: Path, options: RunOption
               "minutes": round(cost.minutes, 3), "ms_per_update": cost.ms_per_update,
               "compute_minutes": cost.compute_minutes, "curve": cost.curve,
               "threads": os.environ.get("OMP_NUM_THREADS")}
-    record.update(member_scores(suite.task, run_dir, suite, options.rwth, options.progress))
+    record.update(member_scores(suite.task, run_dir, suite, member, options.rwth,
+                                options.progress))
     return record
 
 

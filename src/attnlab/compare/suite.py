@@ -28,6 +28,7 @@ A suite is a small YAML file (the shipped ones are package data, attnlab/configs
         config: ../multi30k-luong-general.yaml
         set: {data.src_lang: en, data.tgt_lang: de}
         reverse_of: luong-general   # --explain reads the two directions' attention together
+        example: A man plays guitar .   # its own example (default: the suite's)
     expect:                      # what the claim predicts, pair by pair: the verdict's rule
       - {better: bahdanau, than: no-attention, metric: bleu}
       - {matches: local-p, as: luong-general, metric: bleu}
@@ -63,7 +64,8 @@ from attnlab.recipes import RECIPES
 SHIPPED = configs.SUITE_FOLDER
 SUITE_KEYS = {"name", "task", "title", "claim", "paper", "data", "make_data", "set", "evaluate",
               "members", "example", "scale_note", "seeds", "budget", "expect", "explain"}
-MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row", "reverse_of"}
+MEMBER_KEYS = {"name", "label", "config", "set", "minutes_of", "paper_row", "reverse_of",
+               "example"}
 EVALUATE_KEYS = {"beam", "length_edges", "limit"}
 # `attnlab compare SUITE --explain`: how much each run's explanation record computes (pairs of
 # the gold, test sentences, adversarial searches, integrated gradients' points, the first seeds)
@@ -134,6 +136,8 @@ class Member:
     # A translation member trained the other way (target to source) beside `reverse_of`, whose
     # attention `--explain` reads both ways, intersected and grown (attnlab.compare.explaining)
     reverse_of: str | None = None
+    example: str | None = None      # its own example sentence (a reverse member reads the other
+    #                                 language), else the suite's
 
 
 @dataclass
@@ -370,9 +374,12 @@ def _members(entries, path: Path) -> list[Member]:
         if reverse_of is not None and reverse_of in {m.reverse_of for m in members}:
             raise ConfigError(f"{where} ({name}): member {reverse_of!r} already has a reverse "
                               f"member; give each member at most one")
+        example = entry.get("example")
+        if example is not None and (not isinstance(example, str) or not example.strip()):
+            raise ConfigError(f"{where} ({name}): example must be a sentence, got {example!r}")
         members.append(Member(name, str(entry.get("label", name)), config,
                               dict(entry.get("set") or {}), minutes_of, entry.get("paper_row"),
-                              reverse_of))
+                              reverse_of, example))
     return members
 
 
