@@ -275,14 +275,14 @@ def test_missing_data_names_the_command_that_makes_it(name, tmp_path, monkeypatc
 
 def test_a_links_file_named_in_set_follows_the_data_folder_and_is_checked_first(tmp_path):
     suite = load_suite("news-alignment")
-    guided = suite.member("bahdanau-guided")
+    guided = suite.member("luong-general-guided")
     folder = tmp_path / "news"
     overrides = suite.overrides_for(guided, str(folder))
     assert (f'train.guided_alignment={{"links": "{folder}/train.de-en.links", "weight": 1.0, '
             f'"cost": "ce"}}') in overrides
     folder.mkdir()
     with pytest.raises(UserError, match=(
-            rf"member bahdanau-guided reads {folder}/train.de-en.links "
+            rf"member luong-general-guided reads {folder}/train.de-en.links "
             r"\(train.guided_alignment.links\), which does not exist; make it with: attnlab "
             r"data wmt-news .* && attnlab align ")):
         check_suite(suite, suite.members, tmp_path / "out", RunOptions(data=str(folder)))
