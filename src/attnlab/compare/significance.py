@@ -120,7 +120,9 @@ def text_pair_test(hypotheses_a: Sequence[str], hypotheses_b: Sequence[str],
     reference of sentence i (several streams for captioning). method: "bs" (Koehn 2004; samples
     resamples) or "ar" (Riezler & Maxwell 2005; samples trials; the sacreBLEU command line's
     default is 10000). B is sacreBLEU's baseline; the scores and p-values are those of its Result
-    objects (the test is symmetric in A and B), except that a zero difference gets p = 1.
+    objects (the test is symmetric in A and B), except that a zero difference gets p = 1. Like
+    `aer_pair_test`, the bootstrap's p-value rejects too often under a true null; neither
+    decides a verdict (`attnlab.compare.across_seeds` does).
     seed (>= 1; sacreBLEU takes 0 as "no seed") makes the result deterministic. Not thread-safe:
     that seed reaches sacreBLEU through the SACREBLEU_SEED environment variable, as on its
     command line.
@@ -172,7 +174,10 @@ def aer_pair_test(counts_a: np.ndarray, counts_b: np.ndarray, *, samples: int = 
     scores both on them. The p-value is sacreBLEU's paired bootstrap one
     (`sacrebleu.significance._paired_bs_test` and `_compute_p_value`, after multeval): with
     d_s = |AER_a(s) - AER_b(s)| on resample s and d = |AER_a - AER_b| on the test set,
-    p = (#{s : d_s - mean(d_s) > d} + 1) / (samples + 1), two-sided; a zero difference gets 1.
+    p = (#{s : d_s - mean(d_s) > d} + 1) / (samples + 1); a zero difference gets 1. Centring the
+    absolute differences makes it reject too often: under a true null about 13% at alpha 0.05
+    (`benchmarks/calibration.py`, its within-one-seed row), so it describes one pair of runs
+    and decides nothing: the suites' verdicts use `attnlab.compare.across_seeds`.
     """
     a, b = np.asarray(counts_a, dtype=np.int64), np.asarray(counts_b, dtype=np.int64)
     if a.ndim != 2 or a.shape[1] != 4 or a.shape != b.shape or len(a) == 0:
