@@ -222,6 +222,55 @@ def test_equivalence_reads_the_one_minus_two_alpha_interval():
         result.equivalence(0.0)
 
 
+# --- non-inferiority ("no loss") -------------------------------------------------------------
+
+def test_noninferiority_reads_the_one_minus_two_alpha_interval_of_the_gain():
+    """Hand-made (no test variance, 3 seeds each): D = A - B = 0.1, SE = 0.1, df = 4."""
+    result = SeedComparison(1.1, 1.0, 3, 3, math.sqrt(0.015), math.sqrt(0.015), 0.0, 0.1, 4.0)
+    half = distributions.t.ppf(0.95, 4) * 0.1     # the 90% interval's half width, 0.2132
+    low = 0.1 - half                              # its lower end, -0.1132
+    assert result.noninferiority(-low + 1e-9) == "no worse"
+    assert result.noninferiority(-low - 1e-9) == "inconclusive"
+    # where lower is better (AER) the gain is B - A: the interval's upper end counts
+    assert result.noninferiority(0.1 + half + 1e-9, lower_is_better=True) == "no worse"
+    assert result.noninferiority(0.1 + half - 1e-9, lower_is_better=True) == "inconclusive"
+    # a large gain is no loss, where equivalence calls it different
+    gain = SeedComparison(3.0, 1.0, 3, 3, math.sqrt(0.015), math.sqrt(0.015), 0.0, 0.1, 4.0)
+    assert gain.noninferiority(0.5) == "no worse" and gain.equivalence(0.5) == "different"
+    assert gain.noninferiority(0.5, lower_is_better=True) == "worse"
+    # a loss beyond the margin by the 95% interval: worse
+    loss = SeedComparison(0.0, 1.0, 3, 3, math.sqrt(0.015), math.sqrt(0.015), 0.0, 0.1, 4.0)
+    outer = distributions.t.ppf(0.975, 4) * 0.1   # 0.2776: the 95% interval's upper end -0.7224
+    assert loss.noninferiority(1.0 - outer - 1e-9) == "worse"
+    assert loss.noninferiority(1.0 - outer + 1e-9) == "inconclusive"
+    with pytest.raises(ValueError, match="positive"):
+        result.noninferiority(0.0)
+
+
+@pytest.mark.slow
+def test_a_loss_of_exactly_the_margin_is_called_no_worse_at_most_at_alpha():
+    """The test's level: A truly worse than B by the margin (the boundary of the null "A loses
+    more than the margin"), 3 seeds each, with little and with much seed spread: "no worse" at
+    most at alpha plus Monte Carlo error. A true gain of the same size is found "no worse"
+    most of the time, and never "worse"."""
+    rng = np.random.default_rng(41)
+    simulations = 300
+    accepted, found, wrong = 0, 0, 0
+    for tau in (SMALL_TAU, LARGE_TAU):
+        margin = 3 * true_standard_error(3, tau)
+        for _ in range(simulations // 2):
+            a, b = simulate(rng, 3, tau, effect=-margin)
+            accepted += compare_across_seeds(a, b, mean_scorer, samples=SAMPLES
+                                             ).noninferiority(margin) == "no worse"
+            a, b = simulate(rng, 3, tau, effect=margin)
+            verdict = compare_across_seeds(a, b, mean_scorer, samples=SAMPLES
+                                           ).noninferiority(margin)
+            found += verdict == "no worse"
+            wrong += verdict == "worse"
+    assert accepted / simulations <= monte_carlo_bound(ALPHA, simulations)
+    assert found / simulations >= 0.8 and wrong == 0
+
+
 # --- Holm -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("p_values", "adjusted"), [

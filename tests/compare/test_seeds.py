@@ -116,6 +116,17 @@ def test_a_known_difference_is_reproduced_and_two_copies_of_one_system_are_not_t
         assert gap.outcome in ("not reproduced", "inconclusive"), gap.lines
     worse, _ = verdict_for(better, GARBLED, REFERENCES)
     assert worse.outcome == "not reproduced"
+    # "no loss": a far better A is no worse (where "as good as" is not reproduced); a far worse
+    # one is not reproduced; two copies of one system are no worse than each other
+    no_worse = [Expectation("no_worse", "a", "b", "bleu", 1.0)]
+    for hyps_a, hyps_b, outcome in ((REFERENCES, GARBLED, "reproduced"),
+                                    (GARBLED, REFERENCES, "not reproduced"),
+                                    (REFERENCES, REFERENCES, "reproduced")):
+        found, _ = verdict_for(no_worse, hyps_a, hyps_b)
+        assert found.outcome == outcome, found.lines
+        assert "no worse than" in found.lines[0] and "by more than 1" in found.lines[0]
+    gained, _ = verdict_for([Expectation("matches", "a", "b", "bleu", 1.0)], REFERENCES, GARBLED)
+    assert gained.outcome == "not reproduced"
 
 
 def test_members_scored_against_other_references_are_not_compared():
@@ -188,9 +199,18 @@ def test_budgets_are_updates_or_convergence_and_the_claim_names_real_members(tmp
                             ([{"better": "plain", "than": "bahdanau", "on": "bleu"}],
                              "give {better: A, than: B, metric: M}"),
                             ([{"better": "plain", "than": "diagonal", "metric": "bleu"}],
-                             "diagonal aligner")):
+                             "diagonal aligner"),
+                            ([{"no_worse": "plain", "than": "bahdanau", "metric": "bleu"}],
+                             r"or \{no_worse: A, than: B, metric: M, margin: D\}"),
+                            ([{"better": "plain", "than": "bahdanau", "metric": "bleu",
+                               "margin": 1.0}], "give {better"),
+                            ([{"no_worse": "plain", "than": "bahdanau", "metric": "bleu",
+                               "margin": -1}], "margin is a positive number")):
         with pytest.raises(ConfigError, match=message):
             load_suite(str(write(tmp_path, expect=expect)))
+    no_loss = load_suite(str(write(tmp_path, expect=[
+        {"no_worse": "plain", "than": "bahdanau", "metric": "bleu", "margin": 1}])))
+    assert no_loss.expect[0].relation == "no_worse" and no_loss.expect[0].margin == 1.0
     clash = yaml.safe_load(write(tmp_path, budget={"updates": 5}).read_text())
     clash["members"][0]["set"]["train.max_steps"] = 7
     (tmp_path / "clash.yaml").write_text(yaml.safe_dump(clash))

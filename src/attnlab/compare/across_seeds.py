@@ -110,6 +110,27 @@ class SeedComparison:
             return "different"
         return "inconclusive"
 
+    def noninferiority(self, margin: float, alpha: float = 0.05,
+                       lower_is_better: bool = False) -> str:
+        """"A is no worse than B by more than `margin`" (a non-inferiority test, one side of
+        the two one-sided tests): "no worse" when the 1 - 2 alpha interval of A's gain over B
+        (A - B, or B - A where lower is better) lies above -margin, a test at level alpha;
+        "worse" when its 1 - alpha interval lies wholly below -margin; "inconclusive" otherwise
+        or when undecided. A gain of any size is no loss: unlike equivalence, A may be better."""
+        if margin <= 0:
+            raise ValueError(f"a non-inferiority margin must be positive, got {margin}")
+        inner, outer = self.interval(1 - 2 * alpha), self.interval(1 - alpha)
+        if inner is None or outer is None:
+            return "inconclusive"
+        sign = -1.0 if lower_is_better else 1.0
+        inner_low = min(sign * inner[0], sign * inner[1])
+        outer_high = max(sign * outer[0], sign * outer[1])
+        if inner_low > -margin:
+            return "no worse"
+        if outer_high <= -margin:
+            return "worse"
+        return "inconclusive"
+
     def seeds_needed(self, effect: float, alpha: float = 0.05, power: float = 0.8
                      ) -> int | None:
         """Seeds per member for a difference of `effect` to be found with `power` at the seeds'

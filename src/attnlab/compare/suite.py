@@ -73,7 +73,7 @@ EVALUATE_KEYS = {"beam", "length_edges", "limit"}
 # cost 20 times what gradient x input does)
 EXPLAIN_KEYS = {"pairs", "sentences", "adversarial", "steps", "seeds", "methods"}
 EXPECT_KEYS = ({"better", "than", "metric"}, {"matches", "as", "metric"},
-               {"matches", "as", "metric", "margin"})
+               {"matches", "as", "metric", "margin"}, {"no_worse", "than", "metric", "margin"})
 DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
 # The scores of which lower is better (an `expect:` metric is a score key, or "aer").
 # bleu_drop: BLEU of the shortest length bucket minus the longest's (a smaller fall is better).
@@ -107,18 +107,22 @@ class Budget:
 
 @dataclass(frozen=True)
 class Expectation:
-    """One pair the claim predicts: `a` better than `b` on `metric`, or `a` matching `b`."""
+    """One pair the claim predicts: `a` better than `b` on `metric`, `a` matching `b` (within a
+    margin either way), or `a` no worse than `b` (by more than a margin; better is no loss)."""
 
-    relation: str   # "better" | "matches"
+    relation: str   # "better" | "matches" | "no_worse"
     a: str
     b: str
     metric: str
-    margin: float | None = None  # "matches": how far apart still counts as a match
+    margin: float | None = None  # "matches", "no_worse": how far apart still counts
 
 
     def describe(self, labels: dict[str, str]) -> str:
-        verb = "better than" if self.relation == "better" else "as good as"
-        within = f" (within ±{self.margin:g})" if self.margin is not None else ""
+        verb = {"better": "better than", "matches": "as good as",
+                "no_worse": "no worse than"}[self.relation]
+        within = "" if self.margin is None else (
+            f" (by more than {self.margin:g})" if self.relation == "no_worse"
+            else f" (within ±{self.margin:g})")
         return (f"{labels.get(self.a, self.a)} {verb} {labels.get(self.b, self.b)} on "
                 f"{self.metric}{within}")
 
@@ -320,18 +324,19 @@ def _expectations(entries, members: list[Member], path: Path) -> list[Expectatio
     if entries is None:
         return []
     if not isinstance(entries, list):
-        raise ConfigError(f"{path}: expect must be a list of {{better: A, than: B, metric: M}} "
-                          f"or {{matches: A, as: B, metric: M, margin: D}}")
+        raise ConfigError(f"{path}: expect must be a list of {{better: A, than: B, metric: M}}, "
+                          f"{{matches: A, as: B, metric: M, margin: D}} or {{no_worse: A, "
+                          f"than: B, metric: M, margin: D}}")
     names = {member.name for member in members} | {DIAGONAL}
     expectations = []
     for number, entry in enumerate(entries, start=1):
         where = f"{path}: expect {number}"
         if not isinstance(entry, dict) or set(entry) not in EXPECT_KEYS:
-            raise ConfigError(f"{where}: give {{better: A, than: B, metric: M}} or "
-                              f"{{matches: A, as: B, metric: M, margin: D}}, got {entry!r}")
-        relation = "better" if "better" in entry else "matches"
-        a, b = (entry["better"], entry["than"]) if relation == "better" else \
-            (entry["matches"], entry["as"])
+            raise ConfigError(f"{where}: give {{better: A, than: B, metric: M}}, {{matches: A, "
+                              f"as: B, metric: M, margin: D}} or {{no_worse: A, than: B, "
+                              f"metric: M, margin: D}}, got {entry!r}")
+        relation = next(key for key in ("better", "matches", "no_worse") if key in entry)
+        a, b = entry[relation], entry["as" if relation == "matches" else "than"]
         for name in (a, b):
             if name not in names:
                 raise ConfigError(f"{where}: no member {name!r} (members: "
@@ -340,11 +345,11 @@ def _expectations(entries, members: list[Member], path: Path) -> list[Expectatio
             raise ConfigError(f"{where}: the diagonal aligner can only be the B side of an aer "
                               f"claim")
         margin = entry.get("margin")
-        if margin is not None and (relation != "matches" or isinstance(margin, bool)
+        if margin is not None and (relation == "better" or isinstance(margin, bool)
                                    or not isinstance(margin, (int, float))
                                    or not 0 < margin < float("inf")):
             raise ConfigError(f"{where}: margin is a positive number, in the metric's unit, of "
-                              f"a matches claim, got {margin!r}")
+                              f"a matches or no_worse claim, got {margin!r}")
         expectations.append(Expectation(relation, str(a), str(b), str(entry["metric"]),
                                         None if margin is None else float(margin)))
     return expectations

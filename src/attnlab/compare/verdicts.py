@@ -8,8 +8,10 @@ sacreBLEU's sentence statistics, AER from its link counts). The p-values of ever
 metric of a report are adjusted together by Holm's method. A claim that A is better than B
 holds when A's difference is significant in the claimed direction; a claim that A matches B
 needs the suite's margin and holds when the 90% interval of A - B lies within it (two one-sided
-tests). The suite's claim holds when every named pair holds: an intersection of tests, which
-needs no correction for their number.
+tests); a claim that A is no worse than B (no loss, a gain allowed) needs a margin too and holds
+when that interval of A's gain lies above minus the margin (one of the two). The suite's claim
+holds when every named pair holds: an intersection of tests, which needs no correction for their
+number.
 """
 
 from __future__ import annotations
@@ -42,7 +44,11 @@ VERDICT_RULE = (
     "reproduced when significantly worse, and inconclusive otherwise; a claimed 'A as good as "
     "B' needs a margin and is reproduced when the 90% interval of A - B lies within it (two "
     "one-sided tests), not reproduced when it lies wholly beyond it, inconclusive otherwise, "
-    "and never reproduced by the absence of a significant difference. The suite's claim is "
+    "and never reproduced by the absence of a significant difference; a claimed 'A no worse "
+    "than B' (no loss) needs a margin too and is reproduced when the 90% interval of A's gain "
+    "over B lies above minus the margin (one of the two one-sided tests: A may be better by any "
+    "amount), not reproduced when the 95% interval lies wholly below it, inconclusive "
+    "otherwise. The suite's claim is "
     "reproduced when every pair it names is (each at 0.05: all must hold, so no correction is "
     "needed), not reproduced when any is not, and inconclusive otherwise.")
 
@@ -331,6 +337,17 @@ def _expected(expectation: Expectation, by_name: dict[str, dict], labels: dict[s
     if expectation.margin is None:
         return "inconclusive", (f"{test.finding}; the claim names no margin, and without one "
                                 f"'as good as' cannot be tested")
+    if expectation.relation == "no_worse":
+        lower_is_better = expectation.metric in LOWER_IS_BETTER
+        found = test.comparison.noninferiority(expectation.margin, ALPHA, lower_is_better)
+        interval = test.comparison.interval(1 - 2 * ALPHA)
+        gain = "B - A" if lower_is_better else "A - B"
+        within = ("" if interval is None else
+                  f"; 90% CI of A - B {interval[0]:.4g} to {interval[1]:.4g}, a loss being "
+                  f"{gain} below -{expectation.margin:g}")
+        outcome = {"no worse": "reproduced", "worse": "not reproduced"}.get(
+            found, "inconclusive")
+        return outcome, f"{test.finding}{within}"
     equivalence = test.comparison.equivalence(expectation.margin, ALPHA)
     interval = test.comparison.interval(1 - 2 * ALPHA)
     within = ("" if interval is None else
