@@ -337,24 +337,20 @@ def _expected(expectation: Expectation, by_name: dict[str, dict], labels: dict[s
     if expectation.margin is None:
         return "inconclusive", (f"{test.finding}; the claim names no margin, and without one "
                                 f"'as good as' cannot be tested")
+    interval = test.comparison.interval(1 - 2 * ALPHA)
     if expectation.relation == "no_worse":
         lower_is_better = expectation.metric in LOWER_IS_BETTER
         found = test.comparison.noninferiority(expectation.margin, ALPHA, lower_is_better)
-        interval = test.comparison.interval(1 - 2 * ALPHA)
-        gain = "B - A" if lower_is_better else "A - B"
-        within = ("" if interval is None else
-                  f"; 90% CI of A - B {interval[0]:.4g} to {interval[1]:.4g}, a loss being "
-                  f"{gain} below -{expectation.margin:g}")
-        outcome = {"no worse": "reproduced", "worse": "not reproduced"}.get(
-            found, "inconclusive")
-        return outcome, f"{test.finding}{within}"
-    equivalence = test.comparison.equivalence(expectation.margin, ALPHA)
-    interval = test.comparison.interval(1 - 2 * ALPHA)
+        named = "90% CI of A - B"
+        against = (f", a loss being {'B - A' if lower_is_better else 'A - B'} below "
+                   f"-{expectation.margin:g}")
+    else:
+        found = test.comparison.equivalence(expectation.margin, ALPHA)
+        named, against = "90% CI", f" against the margin ±{expectation.margin:g}"
     within = ("" if interval is None else
-              f"; 90% CI {interval[0]:.4g} to {interval[1]:.4g} against the margin "
-              f"±{expectation.margin:g}")
-    outcome = {"equivalent": "reproduced", "different": "not reproduced"}.get(
-        equivalence, "inconclusive")
+              f"; {named} {interval[0]:.4g} to {interval[1]:.4g}{against}")
+    outcome = {"no worse": "reproduced", "equivalent": "reproduced", "worse": "not reproduced",
+               "different": "not reproduced"}.get(found, "inconclusive")
     return outcome, f"{test.finding}{within}"
 
 
