@@ -17,6 +17,8 @@ from attnlab.compare.explanations import (
     aer_rows,
     claim_outcome,
     claim_tests,
+    extraction_test_rows,
+    extraction_tests,
     faithfulness_rows,
 )
 from attnlab.compare.suite import load_suite
@@ -112,6 +114,10 @@ def test_a_reverse_member_is_read_with_its_forward_member_once_it_is_trained(
     assert own["extractions"]["gold"].startswith("dates task gold")   # its gold, turned round
     markdown = (out / "results.md").read_text()
     assert "attention, both directions grow-diag-final" in markdown
+    assert "Every reading against the diagonal and against attention" in markdown
+    # The reverse member translates into another language: listed, never paired with the other.
+    assert "Trained the other way, so not ranked with the others" in markdown
+    assert "Pairwise across seeds" not in markdown
 
 
 def test_explain_trains_nothing_so_it_refuses_only_seed_and_retrain(tmp_path, dates_dir):
@@ -216,6 +222,60 @@ def test_equal_flip_rates_are_declared_different_at_most_at_the_level():
     claim_tests(members)
     for found in members:
         test = found.tests[CLAIMS[2]]
+        rejected += test.comparison.p_value < 0.05
+    assert rejected <= 6, rejected        # 40 tests at 0.05: 2 expected, 6 is p < 0.02
+
+
+def with_reading(found, name, right, pairs=N):
+    """Add one reading's per-pair counts to every seed of a hand-made member: `right` of 4
+    links right per pair, give or take one."""
+    for seed, rec in enumerate(found.records, start=1):
+        rng = np.random.default_rng(100 + seed)
+        hits = np.clip(right + rng.integers(-1, 2, pairs), 0, 4)
+        rec["extractions"]["counts"][name] = [[int(h), int(h), 4, 4] for h in hits]
+    return found
+
+
+def test_every_reading_is_tested_against_the_diagonal_and_attention_across_seeds():
+    """A reading better than both is found lower than both; one between them is lower than
+    attention only; one seed decides nothing; a reading on other pairs is not tested."""
+    two_ways = member("two", attention_links=2, diagonal_links=3, top_flips=0.5,
+                      random_flips=0.05, tau=0.4)
+    with_reading(two_ways, "attention, both directions grow-diag-final", 4)
+    with_reading(two_ways, "erasure", 2.6)
+    with_reading(two_ways, "gradient", 3, pairs=N - 1)       # not the same pairs
+    lonely = with_reading(member("lonely", seeds=1, attention_links=2, diagonal_links=3,
+                                 top_flips=0.5, random_flips=0.05, tau=0.4), "erasure", 4)
+    tests = extraction_tests([two_ways, lonely])
+    joined = ("two", "attention, both directions grow-diag-final")
+    assert tests[(*joined, "diagonal")].direction == ">"       # lower AER: better
+    assert tests[(*joined, "attention")].direction == ">"
+    assert tests[("two", "attention", "diagonal")].direction == "<"
+    assert ("two", "attention", "attention") not in tests
+    assert ("two", "gradient", "diagonal") not in tests
+    assert not tests[("lonely", "erasure", "diagonal")].comparison.decided
+    assert all(t.p_adjusted is not None for t in tests.values() if t.comparison.decided)
+    rows = extraction_test_rows([two_ways, lonely])
+    by_reading = {(row[0], row[1]): row for row in rows[1:]}
+    gdf = by_reading[("Two", "attention, both directions grow-diag-final")]
+    assert gdf[2] == "3" and gdf[4].endswith(": lower") and gdf[5].endswith(": lower")
+    assert by_reading[("Lonely", "erasure")][4].endswith("(one seed)")
+    assert by_reading[("Two", "attention")][5] == "-"
+
+
+def test_a_reading_no_better_than_attention_is_called_lower_at_most_at_the_level():
+    """Under a true null (a reading drawn exactly as attention is) the table's test rejects at
+    most at about alpha: 40 simulated 3-seed members."""
+    rejected = 0
+    for k in range(40):
+        found = member(f"m{k}", attention_links=2, diagonal_links=2, top_flips=0.2,
+                       random_flips=0.2, tau=0.0)
+        for seed, rec in enumerate(found.records):
+            rng = np.random.default_rng(5000 + 100 * k + seed)
+            for name in ("attention", "erasure"):
+                hits = np.clip(2 + rng.integers(-1, 2, N), 0, 4)
+                rec["extractions"]["counts"][name] = [[int(h), int(h), 4, 4] for h in hits]
+        test = extraction_tests([found])[(f"m{k}", "erasure", "attention")]
         rejected += test.comparison.p_value < 0.05
     assert rejected <= 6, rejected        # 40 tests at 0.05: 2 expected, 6 is p < 0.02
 

@@ -2,7 +2,9 @@
 of its pairs (a sentence over max_len left out renames the set: the mechanisms report used to
 give Luong location a ranking of its own)."""
 
-from attnlab.compare.findings import _aer_lines
+from attnlab.compare import load_suite
+from attnlab.compare.findings import _aer_lines, _translation
+from attnlab.compare.verdicts import matrix, pairwise
 
 GOLD = "RWTH de-en gold (/data/rwth-deen-gold)"
 
@@ -26,3 +28,28 @@ def test_each_gold_set_has_its_own_ranking():
                member("a", 0.8), {"label": "c", "alignments": [{"name": GOLD, "aer": None}]}]
     assert _aer_lines(records) == ["AER on the dates gold, best first: b 0.300, a 0.400.",
                                    "AER on RWTH gold, best first: a 0.800."]
+
+
+def translated(name, label, bleu, seeds=2, language="en"):
+    runs = [{"hypotheses": ["a b c d"] * 4,
+             "references": [f"{language} b c d" if k % 2 else f"{language} b c e"] * 4}
+            for k in range(seeds)]
+    return {"name": name, "label": label, "task": "translation", "scores": {"bleu": bleu},
+            "attention_row": True, "alignments": [], "runs": runs}
+
+
+def test_a_member_trained_the_other_way_is_neither_ranked_nor_tested_with_the_others():
+    """The mechanisms suite's English-German twins translate into another language (other
+    references): their BLEU says nothing against the German-English members'."""
+    suite = load_suite("mechanisms")
+    records = [translated("luong-general", "general", 19.6),
+               translated("luong-dot", "dot", 18.0),
+               translated("luong-general-en-de", "general, en-de", 23.8, language="de")]
+    lines = _translation(suite, records)
+    assert lines[0] == "BLEU, best first: general 19.60, dot 18.00."
+    assert lines[1] == ("Trained the other way, so not ranked with the others (another target "
+                        "language): general, en-de BLEU 23.80.")
+    tests = pairwise(records, ("bleu",))
+    assert {(t.a, t.b) for t in tests} == {("luong-general", "luong-dot")}
+    table = matrix(tests, records, "bleu")
+    assert [row[0] for row in table] == ["bleu", "general"] and table[0][1:] == ["dot"]

@@ -246,6 +246,7 @@ MAKE_DATA = {
     "bottleneck": "attnlab data multi30k-long --from data/multi30k --dest data/multi30k-long",
     "captioning": "attnlab data shapes --dest data/shapes",
     "dates": "attnlab data dates --dest data/dates-1950-2049 --years 1950-2049 --not-dates 0",
+    "directions": "attnlab data multi30k --dest data/multi30k",
     "lstmn": "attnlab data multi30k --dest data/multi30k",
     "lstmn-converge": "attnlab data multi30k --dest data/multi30k",
     "mechanisms": "attnlab data multi30k --dest data/multi30k",

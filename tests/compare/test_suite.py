@@ -14,7 +14,8 @@ from attnlab.compare.timing import training_cost
 from attnlab.configs import config_path
 from attnlab.errors import ConfigError, UserError
 
-SHIPPED = ("bottleneck", "captioning", "dates", "lstmn", "mechanisms")
+SHIPPED = ("bottleneck", "captioning", "dates", "directions", "lstmn", "mechanisms",
+           "news-alignment")
 
 
 def test_the_four_suites_are_shipped_and_every_member_config_builds(tmp_path):
@@ -29,6 +30,19 @@ def test_the_four_suites_are_shipped_and_every_member_config_builds(tmp_path):
             steps.add(config.train.max_steps)
             assert config.train.seed == 1
         assert len(steps) == 1, f"{name}: members differ in updates {steps}"
+
+
+def test_the_directions_suite_trains_exactly_the_mechanisms_suites_two_members(tmp_path):
+    """Its comment promises that runs copied from one folder into the other are kept: the
+    same configs, member by member."""
+    directions, mechanisms = load_suite("directions"), load_suite("mechanisms")
+    for member in directions.members:
+        twin = mechanisms.member(member.name)
+        assert member.reverse_of == twin.reverse_of
+        for seed in (1, 3):
+            options = RunOptions(data="somewhere")
+            assert (member_config(directions, member, options, tmp_path, seed)
+                    == member_config(mechanisms, twin, options, tmp_path, seed))
 
 
 def test_scale_multiplies_the_updates_and_minutes_of_takes_the_other_members(tmp_path):

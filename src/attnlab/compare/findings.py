@@ -8,6 +8,7 @@ import math
 from attnlab.recipes import RECIPES
 
 from .suite import Suite
+from .verdicts import same_test_set
 
 MIN_BUCKET = 10   # sentences: a bucket with fewer says little about a model
 
@@ -34,11 +35,18 @@ def _main_scores(suite: Suite, records: list[dict]) -> list[str]:
 
 
 def _translation(suite: Suite, records: list[dict]) -> list[str]:
-    ranked = sorted(records, key=lambda r: -r["scores"]["bleu"])
+    # A member trained the other way (a reverse member) translates into another language.
+    compared = [r for r in records if not r.get("runs") or same_test_set(r, records[0])]
+    ranked = sorted(compared, key=lambda r: -r["scores"]["bleu"])
     lines = ["BLEU, best first: " + ", ".join(f"{r['label']} {r['scores']['bleu']:.2f}"
                                               for r in ranked) + "."]
-    plain = [r for r in records if not r.get("attention_row")]
-    attending = [r for r in records if r.get("attention_row")]
+    other_way = [r for r in records if r not in compared]
+    if other_way:
+        lines.append("Trained the other way, so not ranked with the others (another target "
+                     "language): " + ", ".join(f"{r['label']} BLEU {r['scores']['bleu']:.2f}"
+                                               for r in other_way) + ".")
+    plain = [r for r in compared if not r.get("attention_row")]
+    attending = [r for r in compared if r.get("attention_row")]
     if plain and attending:
         best = max(attending, key=lambda r: r["scores"]["bleu"])
         gain = best["scores"]["bleu"] - plain[0]["scores"]["bleu"]

@@ -276,8 +276,10 @@ def test_pair(a: dict, b: dict | None, metric: str, labels: dict[str, str]) -> P
 def matrix(tests: list[PairTest], records: list[dict], metric: str) -> list[list[str]]:
     """The pairwise results of one metric as a table: row A, column B, the cell "better +3.2,
     p = 0.012" (Holm-adjusted), "= ..." or "? (one seed)"."""
-    names = [record["name"] for record in records]
     found = {(test.a, test.b): test for test in tests if test.metric == metric}
+    tested = {name for pair in found for name in pair}
+    records = [record for record in records if record["name"] in tested]
+    names = [record["name"] for record in records]
     rows = [[metric, *(record["label"] for record in records[1:])]]
     for i, a in enumerate(records[:-1]):
         row = [a["label"]]
