@@ -237,8 +237,8 @@ def aer_rows(members: list[Explained]) -> list[list[str]]:
 
 # Every reading of links against two references, across seeds: the diagonal aligner (does it
 # beat no model at all?) and the member's own argmax attention (does reading it another way
-# help?). Both sides of a test are readings of the same runs on the same pairs, so Welch's t
-# over the seeds (which ignores that pairing) is conservative here.
+# help?). Both sides of a test are readings of the same runs on the same pairs; Welch's t over
+# the seeds ignores that pairing, so it is conservative where the two rise and fall together.
 AGAINST = ("diagonal", "attention")
 
 
@@ -300,9 +300,10 @@ def extraction_test_rows(members: list[Explained]) -> list[list[str]]:
 EXTRACTION_TEST_NOTE = (
     "Each reading's AER minus the diagonal aligner's and minus the member's own argmax "
     "attention's on the same pairs, across seeds, by the claims' test (Welch's t over the "
-    "seeds with the pairs' sampling noise added; both sides read the same runs, which makes it "
-    "conservative), with its unadjusted 95% interval and its p Holm-adjusted over every test "
-    "against the same reference in the table: lower or higher when p < 0.05.")
+    "seeds with the pairs' sampling noise added; both sides read the same runs, a pairing it "
+    "ignores, so it is conservative where they rise and fall together), with its unadjusted "
+    "95% interval and its p Holm-adjusted over every test against the same reference in the "
+    "table: lower or higher when p < 0.05.")
 
 
 def aligner_line(eflomal: dict | None) -> str:
