@@ -5,6 +5,7 @@ which test sentences were drawn, never against one of them alone.
     result = compare_across_seeds(stats_a, stats_b, score)   # stats (seeds, sentences, k)
     result.difference, result.interval, result.p_value       # A - B, its 95% CI, two-sided p
     result.equivalence(margin=1.0)                           # "equivalent" | "different" | ...
+    compare_paired_across_seeds(stats_a, stats_b, score)     # run s of A and of B: one run
 
 The model. Member A's score with training seed s on a test set is a_s = mu_A + u_s + t_A, where u_s
 is seed-to-seed variation (variance sigma_A^2) and t_A what the drawn test sentences add. The
@@ -40,6 +41,8 @@ from scipy import stats as distributions
 Scorer = Callable[[np.ndarray], np.ndarray]
 METHOD = ("Welch's t over the seeds' scores, with the test set's sentence noise (a paired "
           "bootstrap over sentences) added to the variance")
+PAIRED_METHOD = ("a paired t over the runs (each run read both ways), with the test set's "
+                 "sentence noise (a paired bootstrap over sentences) added to the variance")
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,60 @@ def compare_across_seeds(stats_a: np.ndarray, stats_b: np.ndarray, score: Scorer
                           test_variance, error, df)
 
 
+def compare_paired_across_seeds(stats_a: np.ndarray, stats_b: np.ndarray, score: Scorer, *,
+                                samples: int = 1000, seed: int = 12345) -> SeedComparison:
+    """A against B where A's run s and B's run s are one training run read two ways (two
+    readings of one model's links, say): the paired counterpart of compare_across_seeds.
+
+    Each run's difference d_s = score(a_s) - score(b_s); D = mean(d). Var(D) = Var(d) / n (the
+    seeds' spread of the difference: what the two readings share, the run's own training luck,
+    cancels) + what the drawn sentences add beyond it (the same bootstrap, of mean(d), less the
+    runs' own sentence noise of d). D / sqrt(Var(D)) is referred to Student's t with the
+    Satterthwaite degrees of freedom of n - 1 for the seeds' term (the test term counts as
+    known). With no test variance this is the paired t-test (scipy.stats.ttest_rel)."""
+    a, b = np.asarray(stats_a, dtype=float), np.asarray(stats_b, dtype=float)
+    if a.ndim != 3 or a.shape != b.shape or 0 in a.shape:
+        raise ValueError(f"need (seeds, sentences, k) statistics of the same runs and sentences "
+                         f"for A and B, got {a.shape} and {b.shape}")
+    scores_a, scores_b = seed_scores(a, score), seed_scores(b, score)
+    runs = len(scores_a)
+    resampled_a, resampled_b = _resampled(a, b, score, samples, seed)
+    paired = resampled_a - resampled_b                                   # (samples, seeds)
+    test_variance = 0.0 if samples < 2 else max(
+        0.0, float(paired.mean(axis=1).var(ddof=1))
+        - _own_noise(paired - paired.mean(axis=1, keepdims=True)))
+    sd_a = float(scores_a.std(ddof=1)) if runs > 1 else 0.0
+    sd_b = float(scores_b.std(ddof=1)) if runs > 1 else 0.0
+    if runs < 2:
+        error = df = None
+    else:
+        seed_term = float((scores_a - scores_b).var(ddof=1)) / runs
+        error = math.sqrt(seed_term + test_variance)
+        df = (float("inf") if seed_term == 0 else
+              (seed_term + test_variance) ** 2 / (seed_term ** 2 / (runs - 1)))
+    return SeedComparison(float(scores_a.mean()), float(scores_b.mean()), runs, runs, sd_a, sd_b,
+                          test_variance, error, df)
+
+
+def _resampled(a: np.ndarray, b: np.ndarray, score: Scorer, samples: int,
+               seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every run's score on each bootstrap resample of the sentences (the same resamples for
+    every run of both): (samples, seeds_a) and (samples, seeds_b)."""
+    n = a.shape[1]
+    rng = np.random.default_rng(seed)
+    scores_a = np.empty((samples, a.shape[0]))
+    scores_b = np.empty((samples, b.shape[0]))
+    for start in range(0, samples, 64):  # (64, n) indices at a time
+        count = min(64, samples - start)
+        # each resample as counts per sentence: summing stats is then one matrix product
+        weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n)
+                            for _ in range(count)]).astype(float)  # (count, n)
+        block = slice(start, start + count)
+        scores_a[block] = score(np.einsum("rn,snk->rsk", weights, a))
+        scores_b[block] = score(np.einsum("rn,snk->rsk", weights, b))
+    return scores_a, scores_b
+
+
 def _test_variance(a: np.ndarray, b: np.ndarray, score: Scorer, samples: int,
                    seed: int) -> float:
     """What the drawn sentences add to the variance of mean(a) - mean(b), beyond the seeds'
@@ -186,25 +243,12 @@ def _test_variance(a: np.ndarray, b: np.ndarray, score: Scorer, samples: int,
     the seeds' spread already holds (each run's own luck on the drawn sentences). That noise is
     estimated from the runs' deviations from their member's mean in the same resamples:
     sum_s Var(x_s - mean(x)) / (k (k - 1)) = Var(mean of the k runs' own noise)."""
-    n = a.shape[1]
-    rng = np.random.default_rng(seed)
-    differences = np.empty(samples)
-    deviations_a = np.empty((samples, a.shape[0]))
-    deviations_b = np.empty((samples, b.shape[0]))
-    for start in range(0, samples, 64):  # (64, n) indices at a time
-        count = min(64, samples - start)
-        # each resample as counts per sentence: summing stats is then one matrix product
-        weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n)
-                            for _ in range(count)]).astype(float)  # (count, n)
-        scores_a = score(np.einsum("rn,snk->rsk", weights, a))        # (count, seeds_a)
-        scores_b = score(np.einsum("rn,snk->rsk", weights, b))
-        block = slice(start, start + count)
-        differences[block] = scores_a.mean(axis=1) - scores_b.mean(axis=1)
-        deviations_a[block] = scores_a - scores_a.mean(axis=1, keepdims=True)
-        deviations_b[block] = scores_b - scores_b.mean(axis=1, keepdims=True)
     if samples < 2:
         return 0.0
-    own = sum(_own_noise(deviations) for deviations in (deviations_a, deviations_b))
+    scores_a, scores_b = _resampled(a, b, score, samples, seed)
+    differences = scores_a.mean(axis=1) - scores_b.mean(axis=1)
+    own = sum(_own_noise(scores - scores.mean(axis=1, keepdims=True))
+              for scores in (scores_a, scores_b))
     return max(0.0, float(differences.var(ddof=1)) - own)
 
 

@@ -32,7 +32,14 @@ import numpy as np
 from attnlab.explain.methods import JOINED, LABELS, REVERSE
 from attnlab.viz.report import html_table
 
-from .across_seeds import SeedComparison, aer_scorer, compare_across_seeds, holm
+from .across_seeds import (
+    PAIRED_METHOD,
+    SeedComparison,
+    aer_scorer,
+    compare_across_seeds,
+    compare_paired_across_seeds,
+    holm,
+)
 from .explaining import asked, explained_seeds, read_explanation
 from .layout import RunOptions, read_record, seed_dir
 from .significance import spread
@@ -237,8 +244,8 @@ def aer_rows(members: list[Explained]) -> list[list[str]]:
 
 # Every reading of links against two references, across seeds: the diagonal aligner (does it
 # beat no model at all?) and the member's own argmax attention (does reading it another way
-# help?). Both sides of a test are readings of the same runs on the same pairs; Welch's t over
-# the seeds ignores that pairing, so it is conservative where the two rise and fall together.
+# help?). Both sides of a test are readings of the same runs on the same pairs, so the test is
+# paired by run: what a run's training luck does to both readings cancels.
 AGAINST = ("diagonal", "attention")
 
 
@@ -253,10 +260,13 @@ def extraction_tests(members: list[Explained]) -> dict[tuple[str, str, str], Pai
             for name in EXTRACTIONS:
                 stats = extraction_stats(member, name)
                 if (base is None or stats is None or name == reference
-                        or stats.shape[1] != base.shape[1]):   # not the same pairs
+                        or stats.shape != base.shape):   # not the same runs and pairs
                     continue
-                test = _test(stats, base, aer_scorer, member, "aer",
-                             "the diagonal aligner" if reference == "diagonal" else "attention")
+                label = "the diagonal aligner" if reference == "diagonal" else "attention"
+                comparison = compare_paired_across_seeds(stats, base, aer_scorer,
+                                                         samples=SAMPLES, seed=12345)
+                test = PairTest(member.name, label, "aer", comparison, member.label, label,
+                                method=PAIRED_METHOD)
                 found[(member.name, name, reference)] = test
                 family.append(test)
         for test, adjusted in zip(family, holm([t.comparison.p_value for t in family]),
@@ -299,11 +309,10 @@ def extraction_test_rows(members: list[Explained]) -> list[list[str]]:
 
 EXTRACTION_TEST_NOTE = (
     "Each reading's AER minus the diagonal aligner's and minus the member's own argmax "
-    "attention's on the same pairs, across seeds, by the claims' test (Welch's t over the "
-    "seeds with the pairs' sampling noise added; both sides read the same runs, a pairing it "
-    "ignores, so it is conservative where they rise and fall together), with its unadjusted "
-    "95% interval and its p Holm-adjusted over every test against the same reference in the "
-    "table: lower or higher when p < 0.05.")
+    "attention's on the same pairs, across seeds: both sides read the same runs, so the test "
+    "is paired by run (a t over the runs' differences, with the pairs' sampling noise added), "
+    "with its unadjusted 95% interval and its p Holm-adjusted over every test against the same "
+    "reference in the table: lower or higher when p < 0.05.")
 
 
 def aligner_line(eflomal: dict | None) -> str:
