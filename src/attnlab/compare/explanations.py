@@ -67,6 +67,8 @@ class Explained:
     records: list[dict]
     runs: list[dict]
     tests: dict[str, PairTest] = field(default_factory=dict)   # claim -> its test
+    # (extraction, reference) -> its test against the diagonal or attention (extraction_tests)
+    readings: dict[tuple[str, str], PairTest] | None = None
 
 
 def gather_explained(suite: Suite, directory: Path, options: RunOptions) -> list[Explained]:
@@ -127,7 +129,10 @@ def _test(a: np.ndarray, b: np.ndarray, scorer, member: Explained, metric: str,
 
 def claim_tests(members: list[Explained]) -> None:
     """Each member's claims (member.tests: a translation's three, a language model's two),
-    Holm-adjusted per claim over the members."""
+    Holm-adjusted per claim over the members; and for a translation every reading's tests
+    (member.readings), so that both pages print the same statistics, computed once."""
+    if not reads_itself(members):
+        extraction_tests(members)
     for claim in SELF_CLAIMS if reads_itself(members) else CLAIMS:
         tests = []
         for member in members:
@@ -251,8 +256,10 @@ AGAINST = ("diagonal", "attention")
 
 def extraction_tests(members: list[Explained]) -> dict[tuple[str, str, str], PairTest]:
     """(member, extraction, reference) -> the test of extraction's AER minus the reference's,
-    across seeds; p Holm-adjusted over every test against the same reference in the table."""
+    across seeds; p Holm-adjusted over every test against the same reference in the table.
+    Each member keeps its own (member.readings)."""
     found: dict[tuple[str, str, str], PairTest] = {}
+    own: dict[str, dict[tuple[str, str], PairTest]] = {member.name: {} for member in members}
     for reference in AGAINST:
         family = []
         for member in members:
@@ -268,15 +275,18 @@ def extraction_tests(members: list[Explained]) -> dict[tuple[str, str, str], Pai
                 test = PairTest(member.name, label, "aer", comparison, member.label, label,
                                 method=PAIRED_METHOD)
                 found[(member.name, name, reference)] = test
+                own[member.name][(name, reference)] = test
                 family.append(test)
         for test, adjusted in zip(family, holm([t.comparison.p_value for t in family]),
                                   strict=True):
             test.p_adjusted = adjusted
+    for member in members:
+        member.readings = own[member.name]
     return found
 
 
 def _difference_cell(test: PairTest | None) -> str:
-    """"-0.109 (-0.138 to -0.0792), p < 0.001, below" or "+0.151 (one seed)"."""
+    """"-0.109 (-0.138 to -0.0792), p < 0.001: lower" or "+0.151 (one seed)"."""
     if test is None:
         return "-"
     comparison = test.comparison
@@ -291,8 +301,10 @@ def _difference_cell(test: PairTest | None) -> str:
 
 def extraction_test_rows(members: list[Explained]) -> list[list[str]]:
     """Member x extraction: AER (mean ± sd), minus the diagonal's and minus attention's with
-    their 95% intervals across seeds and Holm-adjusted p."""
-    tests = extraction_tests(members)
+    their 95% intervals across seeds and Holm-adjusted p (member.readings, made by
+    claim_tests, or here when it has not run)."""
+    if any(member.readings is None for member in members):
+        extraction_tests(members)
     rows = [["member", "reading", "seeds", "AER", "minus the diagonal's",
              "minus attention's"]]
     for member in members:
@@ -302,7 +314,7 @@ def extraction_test_rows(members: list[Explained]) -> list[list[str]]:
                 continue
             rows.append([member.label, LABELS.get(name, name), str(len(stats)),
                          _mean_sd(list(aer_scorer(stats.sum(axis=1)))),
-                         *(_difference_cell(tests.get((member.name, name, reference)))
+                         *(_difference_cell((member.readings or {}).get((name, reference)))
                            for reference in AGAINST)])
     return rows
 
