@@ -210,8 +210,7 @@ def compare_paired_across_seeds(stats_a: np.ndarray, stats_b: np.ndarray, score:
     else:
         seed_term = float((scores_a - scores_b).var(ddof=1)) / runs
         error = math.sqrt(seed_term + test_variance)
-        df = (float("inf") if seed_term == 0 else
-              (seed_term + test_variance) ** 2 / (seed_term ** 2 / (runs - 1)))
+        df = _welch_df(seed_term, 0.0, runs, runs, test_variance)   # one seeds' term
     return SeedComparison(float(scores_a.mean()), float(scores_b.mean()), runs, runs, sd_a, sd_b,
                           test_variance, error, df)
 
@@ -262,7 +261,8 @@ def _own_noise(deviations: np.ndarray) -> float:
 
 def _welch_df(seed_a: float, seed_b: float, n_a: int, n_b: int, test: float) -> float:
     """Welch-Satterthwaite degrees of freedom; the test-set term counts as known (infinite
-    degrees of freedom), so it adds to the variance and not to the uncertainty about it."""
+    degrees of freedom), so it adds to the variance and not to the uncertainty about it. The
+    paired test has one seeds' term: seed_b = 0."""
     denominator = seed_a ** 2 / (n_a - 1) + seed_b ** 2 / (n_b - 1)
     if denominator == 0:
         return float("inf")

@@ -206,13 +206,18 @@ def claim_rows(members: list[Explained], claims: tuple[str, ...] = CLAIMS,
             if test is None or not test.comparison.decided:
                 row.append(claim_outcome(test) if test is None else "inconclusive (one seed)")
                 continue
-            low, high = test.comparison.interval() or (0.0, 0.0)
-            p = test.p
-            p_text = "p < 0.001" if p is not None and p < 0.001 else f"p = {p:.2g}"
-            row.append(f"{claim_outcome(test)}: {test.comparison.difference:+.3g} "
-                       f"({low:.3g} to {high:.3g}), {p_text}")
+            row.append(f"{claim_outcome(test)}: {_difference_text(test)}")
         rows.append(row)
     return rows
+
+
+def _difference_text(test: PairTest) -> str:
+    """A decided test's "+0.109 (0.0792 to 0.134), p < 0.001": the difference, its unadjusted
+    95% interval, and the p that decides."""
+    low, high = test.comparison.interval() or (0.0, 0.0)
+    p = test.p
+    p_text = "p < 0.001" if p is not None and p < 0.001 else f"p = {p:.2g}"
+    return f"{test.comparison.difference:+.3g} ({low:.3g} to {high:.3g}), {p_text}"
 
 
 CLAIM_NOTE = ("Each cell: the verdict, the difference across seeds (attention's AER minus the "
@@ -292,11 +297,8 @@ def _difference_cell(test: PairTest | None) -> str:
     comparison = test.comparison
     if not comparison.decided:
         return f"{comparison.difference:+.3g} (one seed)"
-    low, high = comparison.interval() or (0.0, 0.0)
-    p = test.p
-    p_text = "p < 0.001" if p is not None and p < 0.001 else f"p = {p:.2g}"
     word = {">": "lower", "<": "higher"}.get(test.direction, "no difference")
-    return f"{comparison.difference:+.3g} ({low:.3g} to {high:.3g}), {p_text}: {word}"
+    return f"{_difference_text(test)}: {word}"
 
 
 def extraction_test_rows(members: list[Explained]) -> list[list[str]]:
