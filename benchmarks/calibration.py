@@ -25,16 +25,16 @@ differences found in the right direction; "MC se" is the Monte Carlo standard er
 sqrt(r (1 - r) / sims).
 
 Tests:
-- across seeds: `attnlab.compare.across_seeds.compare_across_seeds`, p < 0.05;
+- across seeds: `attnlab.compare.stats.across_seeds.compare_across_seeds`, p < 0.05;
 - old rule (what it replaced): seed s of A against seed s of B with the paired bootstrap
-  (`significance.aer_pair_test`, 1000 resamples), a direction when a strict majority of seeds
-  say so (`significance.seed_verdict`). For the mean metric, the counts (Kx, Kx, K, K), K = 1000,
+  (`per_seed_rule.aer_pair_test`, 1000 resamples), a direction when a strict majority of seeds
+  say so (`per_seed_rule.seed_verdict`). For the mean metric, the counts (Kx, Kx, K, K), K = 1000,
   make 1 - AER the mean of x, so the same function runs. Fewer simulations (--old-sims): its
   rates are far from alpha;
 - a paired bootstrap within one seed alone, tau = 0 (the sentence-level null exactly true): the test
   that each old verdict counted;
 - with --sacrebleu N: sacreBLEU's paired bootstrap and approximate randomisation (1000 each, as
-  `significance.text_pair_test` runs them) on N pairs of simulated texts from one generator
+  `per_seed_rule.text_pair_test` runs them) on N pairs of simulated texts from one generator
   (references of random words; each system replaces each word with probability 0.2). Slow (a
   few seconds per pair), so off by default and small when on.
 
@@ -52,8 +52,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnlab.compare.across_seeds import aer_scorer, compare_across_seeds, mean_scorer
-from attnlab.compare.significance import aer_pair_test, seed_verdict
+from attnlab.compare.stats.across_seeds import aer_scorer, compare_across_seeds, mean_scorer
+from per_seed_rule import aer_pair_test, seed_verdict  # benchmarks/, beside this file
 
 ALPHA = 0.05
 N = 200
@@ -199,7 +199,7 @@ WORDS = ("a man woman dog child in on the with red blue shirt is riding running 
 
 def sacrebleu_rows(pairs: int, rng: np.random.Generator) -> list[str]:
     """sacreBLEU's paired tests on `pairs` pairs of exchangeable simulated systems."""
-    from attnlab.compare.significance import text_pair_test
+    from per_seed_rule import text_pair_test
 
     rejected = {"bs": 0, "ar": 0}
     for _ in range(pairs):

@@ -1,5 +1,5 @@
-"""The across-seed test (attnlab.compare.across_seeds), tested by simulation with known truth and
-against independent calculations: its level under a true null, with little and with much
+"""The across-seed test (attnlab.compare.stats.across_seeds), tested by simulation with known
+truth and against independent calculations: its level under a true null, with little and with much
 seed-to-seed spread; its power at a known effect; the equivalence verdict; Holm's adjustment by
 hand; Welch's t from scipy; AER from `aer_from_counts`; and the seeds it says a difference needs.
 
@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from scipy import stats as distributions
 
-from attnlab.compare.across_seeds import (
+from attnlab.compare.stats.across_seeds import (
     SeedComparison,
     aer_scorer,
     compare_across_seeds,
@@ -35,8 +35,8 @@ from attnlab.compare.across_seeds import (
     mean_scorer,
     seed_scores,
 )
-from attnlab.compare.significance import aer_pair_test, seed_verdict
 from attnlab.translation.alignment import aer_from_counts
+from per_seed_rule import aer_pair_test, seed_verdict  # benchmarks/
 
 ALPHA = 0.05
 N = 200                   # test sentences

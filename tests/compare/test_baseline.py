@@ -6,9 +6,9 @@ import json
 import pytest
 
 import attnlab.recipes
-from attnlab.compare.baseline import CACHE, aligner_baseline
-from attnlab.compare.runner import RunOptions
-from attnlab.compare.suite import load_suite
+from attnlab.compare.run.baseline import CACHE, aligner_baseline
+from attnlab.compare.run.runner import RunOptions
+from attnlab.compare.suite.definition import load_suite
 
 RECORDS = [{"name": "bahdanau", "seed": 2, "alignments": [{"name": "RWTH de-en", "aer": 0.8}]}]
 

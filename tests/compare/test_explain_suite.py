@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from attnlab.cli import main
-from attnlab.compare.explanations import (
+from attnlab.compare.report.explanations import (
     CLAIMS,
     Explained,
     aer_rows,
@@ -21,7 +21,7 @@ from attnlab.compare.explanations import (
     extraction_tests,
     faithfulness_rows,
 )
-from attnlab.compare.suite import load_suite
+from attnlab.compare.suite.definition import load_suite
 from attnlab.errors import ConfigError
 
 from .test_compare import suite_file
@@ -128,8 +128,8 @@ def test_explain_trains_nothing_so_it_refuses_only_seed_and_retrain(tmp_path, da
 
 
 def test_a_run_not_yet_trained_is_named_and_left_for_later(tmp_path, dates_dir, capsys):
-    from attnlab.compare.explaining import explain_suite
-    from attnlab.compare.layout import RunOptions
+    from attnlab.compare.run.explain_records import explain_suite
+    from attnlab.compare.run.layout import RunOptions
 
     suite = load_suite(str(explained_suite(tmp_path, dates_dir)))
     assert explain_suite(suite, tmp_path / "empty", RunOptions(progress=False)) == 0
@@ -282,9 +282,9 @@ def test_a_reading_no_better_than_attention_is_called_lower_at_most_at_the_level
 
 def test_a_run_another_process_holds_is_left_to_it(tmp_path, dates_dir, capsys):
     """Two --explain commands share a suite: a run whose lock is held is skipped and named."""
-    from attnlab.compare.explaining import explain_suite
-    from attnlab.compare.layout import RunOptions
-    from attnlab.compare.lock import run_lock
+    from attnlab.compare.run.explain_records import explain_suite
+    from attnlab.compare.run.layout import RunOptions
+    from attnlab.compare.run.lock import run_lock
 
     suite = load_suite(str(explained_suite(tmp_path, dates_dir)))
     run_dir = tmp_path / "out" / "plain" / "seed-1"

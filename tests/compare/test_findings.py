@@ -3,8 +3,8 @@ of its pairs (a sentence over max_len left out renames the set: the mechanisms r
 give Luong location a ranking of its own)."""
 
 from attnlab.compare import load_suite
-from attnlab.compare.findings import _aer_lines, _translation
-from attnlab.compare.verdicts import matrix, pairwise
+from attnlab.compare.report.findings import _aer_lines, _translation
+from attnlab.compare.stats.verdicts import matrix, pairwise
 
 GOLD = "RWTH de-en gold (/data/rwth-deen-gold)"
 

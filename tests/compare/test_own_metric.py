@@ -4,9 +4,9 @@ and says nothing (the bottleneck report showed a column of 0.0 and three tests o
 
 import json
 
-from attnlab.compare.report import with_exact_match
-from attnlab.compare.tables import results_rows
-from attnlab.compare.verdicts import statistics
+from attnlab.compare.report.page import with_exact_match
+from attnlab.compare.report.tables import results_rows
+from attnlab.compare.stats.verdicts import statistics
 
 
 def run_dir(tmp_path, metric):

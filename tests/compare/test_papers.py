@@ -3,7 +3,7 @@ off the papers' own tables."""
 
 import pytest
 
-from attnlab.compare.papers import (
+from attnlab.compare.report.papers import (
     BAHDANAU_TABLE_1,
     LUONG_TABLE_1,
     LUONG_TABLE_4,

@@ -17,10 +17,10 @@ import yaml
 
 from attnlab.cli import build_parser, main
 from attnlab.compare import RunOptions, load_suite, shipped_suites
-from attnlab.compare.checks import check_retrain, check_suite
-from attnlab.compare.jobs import child_command
-from attnlab.compare.layout import Job
-from attnlab.compare.lock import run_lock
+from attnlab.compare.run.checks import check_retrain, check_suite
+from attnlab.compare.run.jobs import child_command
+from attnlab.compare.run.layout import Job
+from attnlab.compare.run.lock import run_lock
 from attnlab.errors import UserError
 
 from .test_compare import attnlab, checkpoint_step, suite_file
@@ -151,7 +151,7 @@ def test_a_member_timed_by_a_retrained_one_is_retrained_with_it(tmp_path):
 HOLD = """\
 import sys, time
 from pathlib import Path
-from attnlab.compare.lock import run_lock
+from attnlab.compare.run.lock import run_lock
 with run_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))

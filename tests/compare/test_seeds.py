@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from attnlab.cli import main
-from attnlab.compare.seeds import aggregate, stop_summary
-from attnlab.compare.suite import Budget, Expectation, Suite, load_suite
-from attnlab.compare.verdicts import claim_verdict, pairwise
+from attnlab.compare.stats.seeds import aggregate, stop_summary
+from attnlab.compare.stats.verdicts import claim_verdict, pairwise
+from attnlab.compare.suite.definition import Budget, Expectation, Suite, load_suite
 from attnlab.errors import ConfigError
 
 from .test_compare import attnlab, checkpoint_step, suite_file
@@ -251,7 +251,7 @@ def test_a_member_folder_of_the_one_seed_layout_is_named_not_trained_over(tmp_pa
 
 
 def test_the_bottleneck_claim_tests_the_drop_with_length_across_seeds():
-    from attnlab.compare.report import with_length_drop
+    from attnlab.compare.report.page import with_length_drop
 
     def run(seed, short, long, count=20):
         buckets = [{"label": "0-9", "count": count, "bleu": short},

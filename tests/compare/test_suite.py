@@ -9,8 +9,8 @@ import yaml
 from attnlab import configs
 from attnlab.cli import main
 from attnlab.compare import RunOptions, load_suite, shipped_suites
-from attnlab.compare.runner import check_suite, member_config
-from attnlab.compare.timing import training_cost
+from attnlab.compare.run.runner import check_suite, member_config
+from attnlab.compare.run.timing import training_cost
 from attnlab.configs import config_path
 from attnlab.errors import ConfigError, UserError
 

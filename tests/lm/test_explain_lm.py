@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from attnlab.cli import main
-from attnlab.compare.explanations import (
+from attnlab.compare.report.explanations import (
     SELF_CLAIMS,
     Explained,
     claim_outcome,

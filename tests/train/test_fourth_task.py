@@ -21,8 +21,8 @@ from toy_task import ToyModel, ToyTask
 import attnlab
 from attnlab.cli import build_parser, main
 from attnlab.compare import load_suite
-from attnlab.compare.runner import RunOptions, run_suite
-from attnlab.compare.tables import results_rows
+from attnlab.compare.report.tables import results_rows
+from attnlab.compare.run.runner import RunOptions, run_suite
 from attnlab.errors import UserError
 from attnlab.hub import export_model
 from attnlab.recipes import RECIPES, Comparison, Recipe, recipe_of_run

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                          progress=not args.quiet, seeds=args.seeds,
                          retrain=frozenset(args.retrain), wait=args.wait)
     if args.explain:
-        from attnlab.compare.explaining import explain_suite
+        from attnlab.compare.run.explain_records import explain_suite
 
         explain_suite(suite, args.dir, options)
     elif not args.report:

@@ -52,7 +52,7 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
                               edges=edges, golds=golds, progress=progress)
     summary = evaluation.to_dict()
     for alignment, score in zip(summary["alignments"], evaluation.alignments, strict=True):
-        # per pair, for the significance tests (attnlab.compare.verdicts)
+        # per pair, for the significance tests (attnlab.compare.stats.verdicts)
         alignment.update(counts=score.counts, baseline_counts=score.diagonal_counts)
     decoder = run.config.model.decoder.kind
     check = _row_check(run, golds[0]) if golds and run.has_attention else None

@@ -8,7 +8,7 @@ JSON-able record for `attnlab compare SUITE --explain` (its DIR/<member>/seed-<k
   suite's beam, beside the member's own hypotheses in its compare.json.
 
 Per pair and per sentence, so that compare's statistics resample sentences within seeds
-(attnlab.compare.across_seeds). `settings` fix how much is computed; a record made with other
+(attnlab.compare.stats.across_seeds). `settings` fix how much is computed; a record made with other
 settings is made again.
 """
 

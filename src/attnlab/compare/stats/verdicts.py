@@ -1,6 +1,6 @@
 """Which member is better than which across seeds, and what that says about the suite's claim.
 
-A training run, one per seed, is the unit of replication (attnlab.compare.across_seeds): each
+A training run, one per seed, is the unit of replication (attnlab.compare.stats.across_seeds): each
 pair of members on each metric is compared by the difference of their means over the seeds,
 with a 95% confidence interval and a two-sided p that carry both the spread between seeds and
 the noise of the test sentences (a paired bootstrap over sentences: BLEU and chrF from
@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..suite.definition import DIAGONAL, LOWER_IS_BETTER, Expectation, Suite
 from .across_seeds import (
     METHOD,
     SeedComparison,
@@ -29,7 +30,6 @@ from .across_seeds import (
     holm,
     mean_scorer,
 )
-from .suite import DIAGONAL, LOWER_IS_BETTER, Expectation, Suite
 
 ALPHA = 0.05
 SAMPLES = 1000

@@ -7,10 +7,10 @@ starts afresh. Before the first run trains, every run already in DIR, finished o
 interrupted, is checked against the config it would be trained with now: a different config
 is refused (it belongs to another experiment), never kept and never replaced, unless
 `--retrain MEMBER` (options.retrain) asks for that member's runs to be trained afresh
-(attnlab.compare.checks). A process holds a run's lock while it trains and scores it
-(attnlab.compare.lock): a second process on that run refuses at once, or waits (options.wait).
+(attnlab.compare.run.checks). A process holds a run's lock while it trains and scores it
+(attnlab.compare.run.lock): a second process on that run refuses at once, or waits (options.wait).
 With `jobs` > 1 the runs train in that many processes at once, one torch thread each
-(attnlab.compare.jobs).
+(attnlab.compare.run.jobs).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from attnlab.errors import UserError
 from attnlab.files import atomic_output, writing
 from attnlab.recipes import RECIPES
 
+from ..suite.definition import Member, Suite
 from .checks import check_layout, check_run, check_suite, member_config
 from .jobs import run_parallel
 from .layout import RECORD, Job, RunOptions, member_state, read_record, seed_dir
 from .lock import run_lock
 from .measure import member_scores
-from .suite import Member, Suite
 from .timing import training_cost
 
 

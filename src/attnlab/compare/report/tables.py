@@ -7,8 +7,8 @@ import math
 
 from attnlab.recipes import RECIPES
 
+from ..stats.seeds import text
 from .papers import PaperTable, tables_for
-from .seeds import text
 
 
 def number(value, digits: int = 2) -> str:

@@ -4,7 +4,7 @@ Each run is the command itself with `--only MEMBER --seed K`, one torch thread p
 (so a 2-core machine runs two, a GPU machine many small models side by side), its output in
 `DIR/<member>/seed-<k>.log`. Runs resume exactly as one at a time do, so a killed `--jobs` run
 resumes every member on the next call. A member with `minutes_of` waits for its source run of
-the same random seed. Each child takes its own run's lock (attnlab.compare.lock), so children
+the same random seed. Each child takes its own run's lock (attnlab.compare.run.lock), so children
 never block one another, and a run another command holds is refused (or waited for, --wait) by
 the child that would train it. Children get SIGTERM when this process dies (Linux), and on
 Ctrl-C each saves its `last` checkpoint before it stops.
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from attnlab.errors import UserError
 
+from ..suite.definition import Suite
 from .layout import Job, RunOptions, member_state, read_record, seed_dir
-from .suite import Suite
 
 POLL_SECONDS = 0.5
 

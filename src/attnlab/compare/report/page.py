@@ -20,7 +20,13 @@ from attnlab.recipes import RECIPES
 from attnlab.viz import comparison
 from attnlab.viz.report import STYLE, data_uri, html_table
 
-from .baseline import aligner_baseline
+from ..run.baseline import aligner_baseline
+from ..run.lock import report_lock
+from ..run.runner import RunOptions, read_record, seed_dir
+from ..stats.seeds import aggregate
+from ..stats.verdicts import PairTest, Verdict, claim_verdict, matrix, pairwise
+from ..stats.verdicts import rules as rules_text
+from ..suite.definition import Suite
 from .explanations import (
     Explained,
     claim_tests,
@@ -29,10 +35,7 @@ from .explanations import (
     gather_explained,
 )
 from .findings import MIN_BUCKET, findings
-from .lock import report_lock
-from .runner import RunOptions, read_record, seed_dir
-from .seeds import aggregate
-from .suite import Suite
+from .papers import paper_aers
 from .tables import (
     markdown_table,
     number,
@@ -41,13 +44,11 @@ from .tables import (
     results_rows,
     short_gold,
 )
-from .verdicts import PairTest, Verdict, claim_verdict, matrix, pairwise
-from .verdicts import rules as rules_text
 
 
 def gather(suite: Suite, directory: Path, options: RunOptions
            ) -> tuple[list[dict], list[str]]:
-    """Each member's record over its finished seeds (attnlab.compare.seeds), in suite order,
+    """Each member's record over its finished seeds (attnlab.compare.stats.seeds), in suite order,
     and what is not finished: members with no seed, or seeds still missing."""
     records, missing = [], []
     seeds = options.seeds_of(suite)
@@ -86,7 +87,7 @@ def diagonal_aers(records: list[dict]) -> dict[str, float]:
     """Each gold set's AER of the diagonal aligner, from a member's per-pair counts of it."""
     import numpy as np
 
-    from .across_seeds import aer_scorer
+    from ..stats.across_seeds import aer_scorer
 
     found: dict[str, float] = {}
     for record in records:
@@ -390,7 +391,7 @@ def _aer_figures(records: list[dict], command: str, baseline: dict | None) -> li
         references = {}
         if baseline and gold.startswith("RWTH") and baseline.get("aer") is not None:
             references[baseline["label"]] = baseline["aer"]
-            references.update(baseline.get("papers", {}))
+            references.update(paper_aers())
         errors = {r["label"]: a["spread"].sd for r in records for a in r.get("alignments") or []
                   if a["name"] == gold and a.get("spread") is not None and a["spread"].n > 1}
         name = gold_title(gold)

@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from attnlab.errors import UserError
 from attnlab.files import atomic_output
 
-from .papers import tables_for
-from .runner import RunOptions
-from .suite import Suite
+from ..suite.definition import Suite
+from .layout import RunOptions
 
 CACHE = "aligner.json"
 
 
 def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
                      records: list[dict]) -> dict | None:
-    """{"label", "aer", "pairs", "papers": {label: AER}} for a German-English translation suite
+    """{"label", "aer", "pairs"} for a German-English translation suite
     whose members were scored on the RWTH gold; None otherwise. {"label", "aer": None,
     "reason"} when the aligner cannot run here (eflomal not installed)."""
     if suite.task != "translation":
@@ -33,7 +32,6 @@ def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
     if cached.is_file():
         return json.loads(cached.read_text(encoding="utf-8"))
     result = _run_aligner(directory, records, options)
-    result["papers"] = _paper_aers()
     if result.get("aer") is not None:
         with atomic_output(cached) as file:
             json.dump(result, file, indent=1)
@@ -62,17 +60,3 @@ def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> d
         return {"label": "statistical aligner (eflomal)", "aer": None, "reason": str(error)}
     return {"label": "eflomal, symmetrised (statistical aligner)", "aer": score.aer,
             "pairs": score.pairs, "name": score.name}
-
-
-def _paper_aers() -> dict[str, float]:
-    """Luong et al. 2015's AER on the same gold (WMT-trained models), when the papers table
-    has them."""
-    references: dict[str, float] = {}
-    for table in tables_for("luong2015"):
-        if "AER" not in table.columns:
-            continue
-        column = table.columns.index("AER")
-        for name, values in table.rows:
-            if values[column] is not None and ("global" in name or "Berkeley" in name):
-                references[f"Luong et al. 2015: {name} (WMT)"] = cast(float, values[column])
-    return references

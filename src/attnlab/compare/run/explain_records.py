@@ -2,7 +2,7 @@
 DIR/<member>/seed-<k>/explain.json (extractions' AER, the faithfulness tests, uniform
 attention: attnlab.recipes' `comparison.explain`; a language model's: its self-attention's
 faithfulness tests and uniform attention), for the report's "Is attention an explanation?"
-section (attnlab.compare.explanations).
+section (attnlab.compare.report.explanations).
 
 Nothing trains. A record is kept while the suite's `explain:` block is what made it, and made
 again otherwise; it is written whole or not at all, under the run's lock, so an interrupted
@@ -21,9 +21,9 @@ from attnlab.errors import UserError
 from attnlab.files import atomic_output
 from attnlab.recipes import RECIPES
 
+from ..suite.definition import Member, Suite
 from .layout import RunOptions, read_record, seed_dir
 from .lock import Busy, run_lock
-from .suite import Member, Suite
 
 EXPLAIN_RECORD = "explain.json"
 

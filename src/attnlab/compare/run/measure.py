@@ -9,7 +9,7 @@ from pathlib import Path
 
 from attnlab.recipes import RECIPES
 
-from .suite import Member, Suite
+from ..suite.definition import Member, Suite
 
 
 def member_scores(task: str, run_dir: Path, suite: Suite, member: Member,

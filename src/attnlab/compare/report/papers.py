@@ -12,6 +12,7 @@ not change.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 
 @dataclass(frozen=True)
@@ -128,3 +129,16 @@ def tables_for(key: str | None) -> tuple[PaperTable, ...]:
     """The paper's tables; empty for None or a key not in PAPERS."""
     return PAPERS.get(key, ()) if key else ()
 
+
+def paper_aers() -> dict[str, float]:
+    """Luong et al. 2015's AER on the same gold (WMT-trained models), when the papers table
+    has them."""
+    references: dict[str, float] = {}
+    for table in tables_for("luong2015"):
+        if "AER" not in table.columns:
+            continue
+        column = table.columns.index("AER")
+        for name, values in table.rows:
+            if values[column] is not None and ("global" in name or "Berkeley" in name):
+                references[f"Luong et al. 2015: {name} (WMT)"] = cast(float, values[column])
+    return references

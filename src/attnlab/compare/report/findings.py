@@ -7,8 +7,8 @@ import math
 
 from attnlab.recipes import RECIPES
 
-from .suite import Suite
-from .verdicts import same_test_set
+from ..stats.verdicts import same_test_set
+from ..suite.definition import Suite
 
 MIN_BUCKET = 10   # sentences: a bucket with fewer says little about a model
 

@@ -8,7 +8,7 @@ A suite is a small YAML file (the shipped ones are package data, attnlab/configs
     task: translation            # translation | lm | captioning
     title: The fixed-length vector is a bottleneck (Bahdanau et al. 2015, Fig. 2)
     claim: Without attention BLEU falls with sentence length; with attention it does not.
-    paper: bahdanau2015          # key of attnlab.compare.papers.PAPERS (optional)
+    paper: bahdanau2015          # key of attnlab.compare.report.papers.PAPERS (optional)
     data: data/multi30k-long     # data.dir (translation) of every member; --data replaces it
     make_data: attnlab data multi30k-long --from data/multi30k --dest data/multi30k-long
     seeds: 3                     # each member trained with seeds 1..3 (--seeds replaces it)
@@ -138,7 +138,8 @@ class Member:
     minutes_of: str | None = None   # equal wall time: the member whose training minutes to use
     paper_row: str | None = None    # the row of the suite's paper table this member matches
     # A translation member trained the other way (target to source) beside `reverse_of`, whose
-    # attention `--explain` reads both ways, intersected and grown (attnlab.compare.explaining)
+    # attention `--explain` reads both ways, intersected and grown
+    # (attnlab.compare.run.explain_records)
     reverse_of: str | None = None
     example: str | None = None      # its own example sentence (a reverse member reads the other
     #                                 language), else the suite's

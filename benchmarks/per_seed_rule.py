@@ -1,7 +1,8 @@
-"""Paired significance tests of two systems on one test set (one seed of each), and the old
+"""The old per-seed rule, kept out of the product for benchmarks/calibration.py: paired
+significance tests of two systems on one test set (one seed of each), and the old
 verdict over seeds. Neither decides anything in attnlab any more: a test within one seed
 measures only which sentences were drawn, not training variance, so `attnlab compare` decides
-across seeds (attnlab.compare.across_seeds). They stay for description and for
+across seeds (attnlab.compare.stats.across_seeds). They stay for description and for
 benchmarks/calibration.py, which shows what the old rule did under a true null.
 
 - BLEU and chrF (0-100, sacreBLEU's scale): sacreBLEU's own paired tests (Post 2018,
@@ -42,36 +43,6 @@ RULE = ("For each seed, A and B are compared on the same test sentences with a p
         "where better means higher, except for AER and perplexity, where it means lower.")
 
 METHODS = {"bs": "paired bootstrap resampling", "ar": "approximate randomisation"}
-
-
-@dataclass(frozen=True)
-class Spread:
-    """Mean, sample standard deviation (0.0 for one value), smallest and largest of n values
-    (one per seed), in the values' own unit."""
-
-    mean: float
-    sd: float
-    low: float
-    high: float
-    n: int
-
-    def text(self, digits: int) -> str:
-        """"24.01 ± 0.85" (mean ± sd) for n > 1, "24.01" for one value."""
-        if self.n == 1:
-            return f"{self.mean:.{digits}f}"
-        return f"{self.mean:.{digits}f} ± {self.sd:.{digits}f}"
-
-
-def spread(values: Sequence[float]) -> Spread:
-    """The Spread of values (one per seed); ValueError if there are none or one is not finite."""
-    array = np.asarray(values, dtype=float)
-    if array.ndim != 1 or array.size == 0:
-        raise ValueError(f"spread needs a non-empty list of numbers, got {values!r}.")
-    if not np.isfinite(array).all():
-        raise ValueError(f"spread needs finite numbers, got {list(values)!r}.")
-    sd = float(array.std(ddof=1)) if array.size > 1 else 0.0
-    return Spread(mean=float(array.mean()), sd=sd, low=float(array.min()),
-                  high=float(array.max()), n=int(array.size))
 
 
 @dataclass(frozen=True)
@@ -122,7 +93,7 @@ def text_pair_test(hypotheses_a: Sequence[str], hypotheses_b: Sequence[str],
     default is 10000). B is sacreBLEU's baseline; the scores and p-values are those of its Result
     objects (the test is symmetric in A and B), except that a zero difference gets p = 1. Like
     `aer_pair_test`, the bootstrap's p-value rejects too often under a true null; neither
-    decides a verdict (`attnlab.compare.across_seeds` does).
+    decides a verdict (`attnlab.compare.stats.across_seeds` does).
     seed (>= 1; sacreBLEU takes 0 as "no seed") makes the result deterministic. Not thread-safe:
     that seed reaches sacreBLEU through the SACREBLEU_SEED environment variable, as on its
     command line.
@@ -177,7 +148,7 @@ def aer_pair_test(counts_a: np.ndarray, counts_b: np.ndarray, *, samples: int = 
     p = (#{s : d_s - mean(d_s) > d} + 1) / (samples + 1); a zero difference gets 1. Centring the
     absolute differences makes it reject too often: under a true null about 13% at alpha 0.05
     (`benchmarks/calibration.py`, its within-one-seed row), so it describes one pair of runs
-    and decides nothing: the suites' verdicts use `attnlab.compare.across_seeds`.
+    and decides nothing: the suites' verdicts use `attnlab.compare.stats.across_seeds`.
     """
     a, b = np.asarray(counts_a, dtype=np.int64), np.asarray(counts_b, dtype=np.int64)
     if a.ndim != 2 or a.shape[1] != 4 or a.shape != b.shape or len(a) == 0:
@@ -261,5 +232,5 @@ def finding_sentence(label_a: str, label_b: str, metric_name: str,
     raise ValueError(f"unknown verdict direction {direction!r}; options: ['<', '=', '>']")
 
 
-__all__ = ["METHODS", "RULE", "PairResult", "Spread", "aer_pair_test", "finding_sentence",
-           "seed_split", "seed_verdict", "spread", "text_pair_test"]
+__all__ = ["METHODS", "RULE", "PairResult", "aer_pair_test", "finding_sentence",
+           "seed_split", "seed_verdict", "text_pair_test"]

@@ -6,8 +6,42 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .significance import Spread, spread
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Mean, sample standard deviation (0.0 for one value), smallest and largest of n values
+    (one per seed), in the values' own unit."""
+
+    mean: float
+    sd: float
+    low: float
+    high: float
+    n: int
+
+    def text(self, digits: int) -> str:
+        """"24.01 ± 0.85" (mean ± sd) for n > 1, "24.01" for one value."""
+        if self.n == 1:
+            return f"{self.mean:.{digits}f}"
+        return f"{self.mean:.{digits}f} ± {self.sd:.{digits}f}"
+
+
+def spread(values: Sequence[float]) -> Spread:
+    """The Spread of values (one per seed); ValueError if there are none or one is not finite."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"spread needs a non-empty list of numbers, got {values!r}.")
+    if not np.isfinite(array).all():
+        raise ValueError(f"spread needs finite numbers, got {list(values)!r}.")
+    sd = float(array.std(ddof=1)) if array.size > 1 else 0.0
+    return Spread(mean=float(array.mean()), sd=sd, low=float(array.min()),
+                  high=float(array.max()), n=int(array.size))
+
+
 
 # Heavy or per-run fields: kept in the record of each seed under "runs", not averaged.
 PER_RUN = ("hypotheses", "references")

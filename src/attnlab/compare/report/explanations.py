@@ -1,9 +1,9 @@
 """The report's answer to "is attention an alignment, is it an explanation?", member by member
-and across seeds, from the runs' explanation records (attnlab.compare.explaining).
+and across seeds, from the runs' explanation records (attnlab.compare.run.explain_records).
 
 Three claims of the survey's picture (Lilian Weng, "Attention? Attention!", 2018: draw the
 weights and you see which input each output came from), each tested per member across seeds by
-the test of attnlab.compare.across_seeds, Holm-adjusted over the members of that claim:
+the test of attnlab.compare.stats.across_seeds, Holm-adjusted over the members of that claim:
 
 - attention is an alignment: its argmax links have a lower AER than the diagonal aligner on
   the same gold pairs;
@@ -32,7 +32,9 @@ import numpy as np
 from attnlab.explain.methods import JOINED, LABELS, REVERSE
 from attnlab.viz.report import html_table
 
-from .across_seeds import (
+from ..run.explain_records import asked, explained_seeds, read_explanation
+from ..run.layout import RunOptions, read_record, seed_dir
+from ..stats.across_seeds import (
     PAIRED_METHOD,
     SeedComparison,
     aer_scorer,
@@ -40,12 +42,10 @@ from .across_seeds import (
     compare_paired_across_seeds,
     holm,
 )
-from .explaining import asked, explained_seeds, read_explanation
-from .layout import RunOptions, read_record, seed_dir
-from .significance import spread
-from .suite import Suite
+from ..stats.seeds import spread
+from ..stats.verdicts import SAMPLES, PairTest, statistics
+from ..suite.definition import Suite
 from .tables import markdown_table
-from .verdicts import SAMPLES, PairTest, statistics
 
 EXTRACTIONS = ("attention", "attention >= 0.3", "gradient", "integrated_gradients", "erasure",
                REVERSE, *JOINED)

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .suite import Member, Suite
+from ..suite.definition import Member, Suite
 
 RECORD = "compare.json"
 

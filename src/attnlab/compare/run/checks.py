@@ -16,8 +16,8 @@ from attnlab.config import config_from_dict, config_to_dict, load_config
 from attnlab.errors import ConfigError, UserError
 from attnlab.recipes import RECIPES
 
+from ..suite.definition import Member, Suite, data_overrides
 from .layout import Job, RunOptions, member_state, read_record, seed_dir
-from .suite import Member, Suite, data_overrides
 
 
 def base_config(suite: Suite, member: Member, options: RunOptions, seed: int = 1):

@@ -1,5 +1,6 @@
-"""Significance: sacreBLEU's paired tests as the report calls them, the AER paired bootstrap,
-spreads over seeds, and the verdict over seeds with its sentence."""
+"""benchmarks/per_seed_rule.py (the old rule, kept for benchmarks/calibration.py): sacreBLEU's
+paired tests, the AER paired bootstrap, and the verdict over seeds with its sentence; and the
+spreads over seeds that the product keeps (attnlab.compare.stats.seeds)."""
 
 import logging
 import math
@@ -11,18 +12,17 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest, _compute_p_value
 
-from attnlab.compare.significance import (
+from attnlab.compare.stats.seeds import Spread, spread
+from attnlab.translation.alignment import AlignmentSet, aer_counts, aer_from_counts
+from per_seed_rule import (
     RULE,
     PairResult,
-    Spread,
     aer_pair_test,
     finding_sentence,
     seed_split,
     seed_verdict,
-    spread,
     text_pair_test,
 )
-from attnlab.translation.alignment import AlignmentSet, aer_counts, aer_from_counts
 
 WORDS = ("a man woman dog child in on the with red blue shirt is riding running bike street "
          "park ball two three people near water green small big").split()
