@@ -10,9 +10,10 @@ import pytest
 import yaml
 
 from attnlab.cli import main
+from attnlab.compare.stats.claims import Expectation
 from attnlab.compare.stats.seeds import aggregate, stop_summary
 from attnlab.compare.stats.verdicts import claim_verdict, pairwise
-from attnlab.compare.suite.definition import Budget, Expectation, Suite, load_suite
+from attnlab.compare.suite.definition import Budget, Suite, load_suite
 from attnlab.errors import ConfigError
 
 from .test_compare import attnlab, checkpoint_step, suite_file
@@ -90,7 +91,7 @@ def verdict_for(expect, a_hyps, b_hyps, seeds=3):
     a = member("a", [translation_run(k, a_hyps, REFERENCES, 90.0) for k in range(1, seeds + 1)])
     b = member("b", [translation_run(k, b_hyps, REFERENCES, 10.0) for k in range(1, seeds + 1)])
     suite = Suite("s", "translation", "t", path=None, members=[], expect=expect)  # type: ignore
-    return claim_verdict(suite, [a, b]), [a, b]
+    return claim_verdict(suite.expect, [a, b]), [a, b]
 
 
 def test_a_known_difference_is_reproduced_and_two_copies_of_one_system_are_not_told_apart():
@@ -146,12 +147,12 @@ def test_a_score_known_only_per_run_is_tested_across_seeds():
     suite = Suite("s", "lm", "t", path=None, members=[],  # type: ignore[arg-type]
                   expect=[Expectation("better", "a", "b", "perplexity")])
     # Welch: t = 4.9 on 4 df (p = 0.008); t = 4.24 on 2 df (p = 0.051); one seed decides nothing
-    assert claim_verdict(suite, [lm("a", [30, 31, 29]), lm("b", [33, 34, 35])]).outcome == \
+    assert claim_verdict(suite.expect, [lm("a", [30, 31, 29]), lm("b", [33, 34, 35])]).outcome == \
         "reproduced"
-    assert claim_verdict(suite, [lm("a", [30, 31]), lm("b", [33, 34])]).outcome == \
+    assert claim_verdict(suite.expect, [lm("a", [30, 31]), lm("b", [33, 34])]).outcome == \
         "inconclusive"
-    assert claim_verdict(suite, [lm("a", [20]), lm("b", [90])]).outcome == "inconclusive"
-    assert claim_verdict(suite, [lm("a", [30, 36, 29]), lm("b", [33, 34, 35])]).outcome == \
+    assert claim_verdict(suite.expect, [lm("a", [20]), lm("b", [90])]).outcome == "inconclusive"
+    assert claim_verdict(suite.expect, [lm("a", [30, 36, 29]), lm("b", [33, 34, 35])]).outcome == \
         "inconclusive"
 
 
@@ -264,10 +265,32 @@ def test_the_bottleneck_claim_tests_the_drop_with_length_across_seeds():
     assert [r["scores"]["bleu_drop"] for r in plain["runs"]] == pytest.approx([5.8, 6.6, 5.0])
     suite = Suite("s", "translation", "t", path=None, members=[],  # type: ignore[arg-type]
                   expect=[Expectation("better", "a", "b", "bleu_drop")])
-    found = claim_verdict(suite, [attention, plain])
+    found = claim_verdict(suite.expect, [attention, plain])
     assert found.outcome == "reproduced" and "lower is better" in found.lines[0], found.lines
     # a bucket of fewer than MIN_BUCKET examples is no evidence: no drop, nothing decided
     thin = member("b", [run(k, 20.0, 10.0, count=3) for k in (1, 2, 3)])
     assert "bleu_drop" not in thin["runs"][0]["scores"]
-    thin_found = claim_verdict(suite, [attention, thin])
+    thin_found = claim_verdict(suite.expect, [attention, thin])
     assert thin_found.outcome == "inconclusive" and "no bleu_drop" in thin_found.lines[0]
+
+
+def test_a_new_kind_of_claim_is_one_entry_of_the_table(tmp_path, monkeypatch):
+    """`worse: A, than: B` added to RELATIONS alone: the suite file takes it, the verdict decides
+    it and the rule names it, with no other code."""
+    from attnlab.compare.stats import claims
+    from attnlab.compare.stats.verdicts import rules
+
+    def worse(test, _):
+        outcome = {"<": "reproduced", ">": "not reproduced"}.get(test.direction, "inconclusive")
+        return outcome, test.finding
+
+    monkeypatch.setitem(claims.RELATIONS, "worse", claims.Relation(
+        "than", "none", "worse than", "", "A claimed 'A worse than B' is the mirror of better.",
+        worse))
+    suite = load_suite(str(write(tmp_path, expect=[
+        {"worse": "plain", "than": "bahdanau", "metric": "bleu"}])))
+    assert suite.expect[0] == Expectation("worse", "plain", "bahdanau", "bleu")
+    verdict, _ = verdict_for([Expectation("worse", "a", "b", "bleu")], GARBLED, REFERENCES)
+    assert verdict.outcome == "reproduced", verdict.lines
+    assert verdict.lines[0].startswith("A worse than B on bleu: reproduced")
+    assert "mirror of better" in rules()[1]

@@ -152,7 +152,7 @@ def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Pa
     baseline = aligner_baseline(suite, directory, options, records)
     vocabulary = vocabulary_check(directory, records)
     # The statistics once, for both pages: each is hundreds of resampling tests.
-    verdict = claim_verdict(suite, records)
+    verdict = claim_verdict(suite.expect, records)
     tests = pairwise(records, significance_metrics(suite, records))
     explained = gather_explained(suite, directory, options)   # `--explain`'s records
     claim_tests(explained)

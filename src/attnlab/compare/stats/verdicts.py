@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from ..suite.definition import DIAGONAL, LOWER_IS_BETTER, Expectation, Suite
 from .across_seeds import (
     METHOD,
     SeedComparison,
@@ -30,8 +29,8 @@ from .across_seeds import (
     holm,
     mean_scorer,
 )
+from .claims import ALPHA, DIAGONAL, LOWER_IS_BETTER, RELATIONS, SUITE_RULE, Expectation
 
-ALPHA = 0.05
 SAMPLES = 1000
 RULE = (f"Each pair of members is compared across seeds by {METHOD}: the difference of their "
         f"mean scores over the seeds, its 95% confidence interval and a two-sided p. A member "
@@ -39,20 +38,6 @@ RULE = (f"Each pair of members is compared across seeds by {METHOD}: the differe
         f"pairwise tables are Holm-adjusted together (every pair on every metric is one "
         f"family); better means higher, except "
         f"for AER and perplexity, where it means lower.")
-VERDICT_RULE = (
-    "A claimed 'A better than B' is reproduced when A is significantly better (p < 0.05), not "
-    "reproduced when significantly worse, and inconclusive otherwise; a claimed 'A as good as "
-    "B' needs a margin and is reproduced when the 90% interval of A - B lies within it (two "
-    "one-sided tests), not reproduced when it lies wholly beyond it, inconclusive otherwise, "
-    "and never reproduced by the absence of a significant difference; a claimed 'A no worse "
-    "than B' (no loss) needs a margin too and is reproduced when the 90% interval of A's gain "
-    "over B lies above minus the margin (one of the two one-sided tests: A may be better by any "
-    "amount), not reproduced when the 95% interval lies wholly below it, inconclusive "
-    "otherwise. The suite's claim is "
-    "reproduced when every pair it names is (each at 0.05: all must hold, so no correction is "
-    "needed), not reproduced when any is not, and inconclusive otherwise.")
-
-
 @dataclass
 class PairTest:
     """One pair of members on one metric across seeds: the comparison, its direction (">": A
@@ -307,15 +292,15 @@ class Verdict:
     lines: list[str]             # one per expected pair: what it predicts, what was found
 
 
-def claim_verdict(suite: Suite, records: list[dict]) -> Verdict | None:
-    """The suite's claim against its `expect:` pairs."""
-    if not suite.expect:
+def claim_verdict(expect: list[Expectation], records: list[dict]) -> Verdict | None:
+    """A suite's claim against its `expect:` pairs."""
+    if not expect:
         return None
     by_name = {record["name"]: record for record in records}
     labels = {record["name"]: record["label"] for record in records} | {
         DIAGONAL: "the diagonal aligner"}
     outcomes, lines = [], []
-    for expectation in suite.expect:
+    for expectation in expect:
         outcome, found = _expected(expectation, by_name, labels)
         outcomes.append(outcome)
         lines.append(f"{expectation.describe(labels)}: {outcome} ({found}).")
@@ -333,28 +318,9 @@ def _expected(expectation: Expectation, by_name: dict[str, dict], labels: dict[s
     test = test_pair(a, b, expectation.metric, labels)
     if test is None:
         return "inconclusive", f"no {expectation.metric} to compare"
-    if expectation.relation == "better":
-        outcome = {">": "reproduced", "<": "not reproduced"}.get(test.direction, "inconclusive")
-        return outcome, test.finding
-    if expectation.margin is None:
-        return "inconclusive", (f"{test.finding}; the claim names no margin, and without one "
-                                f"'as good as' cannot be tested")
-    interval = test.comparison.interval(1 - 2 * ALPHA)
-    if expectation.relation == "no_worse":
-        lower_is_better = expectation.metric in LOWER_IS_BETTER
-        found = test.comparison.noninferiority(expectation.margin, ALPHA, lower_is_better)
-        named = "90% CI of A - B"
-        against = (f", a loss being {'B - A' if lower_is_better else 'A - B'} below "
-                   f"-{expectation.margin:g}")
-    else:
-        found = test.comparison.equivalence(expectation.margin, ALPHA)
-        named, against = "90% CI", f" against the margin ±{expectation.margin:g}"
-    within = ("" if interval is None else
-              f"; {named} {interval[0]:.4g} to {interval[1]:.4g}{against}")
-    outcome = {"no worse": "reproduced", "equivalent": "reproduced", "worse": "not reproduced",
-               "different": "not reproduced"}.get(found, "inconclusive")
-    return outcome, f"{test.finding}{within}"
+    return RELATIONS[expectation.relation].decide(test, expectation)
 
 
 def rules() -> list[str]:
-    return [RULE, VERDICT_RULE]
+    """The pairwise tables' rule, then the claims' (one paragraph: each kind's, the suite's)."""
+    return [RULE, " ".join([*(kind.rule for kind in RELATIONS.values()), SUITE_RULE])]

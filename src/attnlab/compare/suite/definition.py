@@ -60,6 +60,8 @@ from attnlab.errors import ConfigError
 from attnlab.explain.methods import METHODS
 from attnlab.recipes import RECIPES
 
+from ..stats.claims import DIAGONAL, RELATIONS, Expectation, entry_forms, relation_of
+
 # The shipped suites: package data, found from a checkout or an installed wheel alike.
 SHIPPED = configs.SUITE_FOLDER
 SUITE_KEYS = {"name", "task", "title", "claim", "paper", "data", "make_data", "set", "evaluate",
@@ -72,12 +74,6 @@ EVALUATE_KEYS = {"beam", "length_edges", "limit"}
 # and which attributions (methods: a list; on long sentences erasure and integrated gradients
 # cost 20 times what gradient x input does)
 EXPLAIN_KEYS = {"pairs", "sentences", "adversarial", "steps", "seeds", "methods"}
-EXPECT_KEYS = ({"better", "than", "metric"}, {"matches", "as", "metric"},
-               {"matches", "as", "metric", "margin"}, {"no_worse", "than", "metric", "margin"})
-DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
-# The scores of which lower is better (an `expect:` metric is a score key, or "aer").
-# bleu_drop: BLEU of the shortest length bucket minus the longest's (a smaller fall is better).
-LOWER_IS_BETTER = {"aer": True, "perplexity": True, "bleu_drop": True}
 
 
 @dataclass(frozen=True)
@@ -103,28 +99,6 @@ class Budget:
         return {"train.max_steps": self.updates,
                 "train.max_epochs": None, "train.max_minutes": None,
                 "train.early_stopping.patience": self.patience}
-
-
-@dataclass(frozen=True)
-class Expectation:
-    """One pair the claim predicts: `a` better than `b` on `metric`, `a` matching `b` (within a
-    margin either way), or `a` no worse than `b` (by more than a margin; better is no loss)."""
-
-    relation: str   # "better" | "matches" | "no_worse"
-    a: str
-    b: str
-    metric: str
-    margin: float | None = None  # "matches", "no_worse": how far apart still counts
-
-
-    def describe(self, labels: dict[str, str]) -> str:
-        verb = {"better": "better than", "matches": "as good as",
-                "no_worse": "no worse than"}[self.relation]
-        within = "" if self.margin is None else (
-            f" (by more than {self.margin:g})" if self.relation == "no_worse"
-            else f" (within ±{self.margin:g})")
-        return (f"{labels.get(self.a, self.a)} {verb} {labels.get(self.b, self.b)} on "
-                f"{self.metric}{within}")
 
 
 @dataclass
@@ -325,19 +299,15 @@ def _expectations(entries, members: list[Member], path: Path) -> list[Expectatio
     if entries is None:
         return []
     if not isinstance(entries, list):
-        raise ConfigError(f"{path}: expect must be a list of {{better: A, than: B, metric: M}}, "
-                          f"{{matches: A, as: B, metric: M, margin: D}} or {{no_worse: A, "
-                          f"than: B, metric: M, margin: D}}")
+        raise ConfigError(f"{path}: expect must be a list of {entry_forms()}")
     names = {member.name for member in members} | {DIAGONAL}
     expectations = []
     for number, entry in enumerate(entries, start=1):
         where = f"{path}: expect {number}"
-        if not isinstance(entry, dict) or set(entry) not in EXPECT_KEYS:
-            raise ConfigError(f"{where}: give {{better: A, than: B, metric: M}}, {{matches: A, "
-                              f"as: B, metric: M, margin: D}} or {{no_worse: A, than: B, "
-                              f"metric: M, margin: D}}, got {entry!r}")
-        relation = next(key for key in ("better", "matches", "no_worse") if key in entry)
-        a, b = entry[relation], entry["as" if relation == "matches" else "than"]
+        relation = relation_of(entry) if isinstance(entry, dict) else None
+        if relation is None:
+            raise ConfigError(f"{where}: give {entry_forms()}, got {entry!r}")
+        a, b = entry[relation], entry[RELATIONS[relation].other]
         for name in (a, b):
             if name not in names:
                 raise ConfigError(f"{where}: no member {name!r} (members: "
@@ -346,11 +316,10 @@ def _expectations(entries, members: list[Member], path: Path) -> list[Expectatio
             raise ConfigError(f"{where}: the diagonal aligner can only be the B side of an aer "
                               f"claim")
         margin = entry.get("margin")
-        if margin is not None and (relation == "better" or isinstance(margin, bool)
-                                   or not isinstance(margin, (int, float))
+        if margin is not None and (isinstance(margin, bool) or not isinstance(margin, (int, float))
                                    or not 0 < margin < float("inf")):
             raise ConfigError(f"{where}: margin is a positive number, in the metric's unit, of "
-                              f"a matches or no_worse claim, got {margin!r}")
+                              f"a claim that takes one, got {margin!r}")
         expectations.append(Expectation(relation, str(a), str(b), str(entry["metric"]),
                                         None if margin is None else float(margin)))
     return expectations

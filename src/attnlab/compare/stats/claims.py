@@ -1,0 +1,151 @@
+"""The kinds of claim a suite's `expect:` list can make, one entry each in RELATIONS: the YAML
+keys that name its two sides, whether it needs a margin, its words, its rule and its decision
+from the test across seeds of A against B (verdicts.PairTest).
+
+    expect:
+      - {better: bahdanau, than: no-attention, metric: bleu}
+      - {matches: luong-dot, as: bahdanau, metric: bleu, margin: 1.0}
+      - {no_worse: guided, than: bahdanau, metric: bleu, margin: 1.0}
+
+Adding a kind of claim is one entry here (and its docs and tests): the suite's parser, the
+verdict and the report's rule all read RELATIONS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+ALPHA = 0.05
+DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
+# The scores of which lower is better (an `expect:` metric is a score key, or "aer").
+# bleu_drop: BLEU of the shortest length bucket minus the longest's (a smaller fall is better).
+LOWER_IS_BETTER = {"aer": True, "perplexity": True, "bleu_drop": True}
+
+
+class Tested(Protocol):
+    """What a relation decides on: verdicts.PairTest."""
+
+    @property
+    def direction(self) -> str: ...
+    @property
+    def finding(self) -> str: ...
+    @property
+    def comparison(self): ...
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One pair the claim predicts: `a` in `relation` to `b` on `metric` (RELATIONS)."""
+
+    relation: str
+    a: str
+    b: str
+    metric: str
+    margin: float | None = None  # how far apart still counts, where the relation takes one
+
+    def describe(self, labels: dict[str, str]) -> str:
+        kind = RELATIONS[self.relation]
+        within = "" if self.margin is None else kind.margin_words.format(margin=self.margin)
+        return (f"{labels.get(self.a, self.a)} {kind.verb} {labels.get(self.b, self.b)} on "
+                f"{self.metric}{within}")
+
+
+# decide(test, expectation) -> (outcome, what was found)
+Decide = Callable[[Tested, Expectation], tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Relation:
+    """other: the YAML key naming B; margin: "none", "optional" (without one nothing is
+    decided) or "required"; verb: in "A <verb> B"; margin_words: after it, formatted with the
+    margin; rule: the sentence the report prints; decide: the verdict."""
+
+    other: str
+    margin: str
+    verb: str
+    margin_words: str
+    rule: str
+    decide: Decide
+
+    def keys(self, name: str) -> list[set[str]]:
+        """The key sets a YAML entry of this kind may have."""
+        plain = {name, self.other, "metric"}
+        return {"none": [plain], "optional": [plain, plain | {"margin"}],
+                "required": [plain | {"margin"}]}[self.margin]
+
+    def example(self, name: str) -> str:
+        margin = ", margin: D" if self.margin != "none" else ""
+        return f"{{{name}: A, {self.other}: B, metric: M{margin}}}"
+
+
+OUTCOMES = {"better": "reproduced", "worse": "not reproduced", "no worse": "reproduced",
+            "equivalent": "reproduced", "different": "not reproduced"}
+
+
+def better(test: Tested, _: Expectation) -> tuple[str, str]:
+    outcome = {">": "reproduced", "<": "not reproduced"}.get(test.direction, "inconclusive")
+    return outcome, test.finding
+
+
+def matches(test: Tested, claim: Expectation) -> tuple[str, str]:
+    if claim.margin is None:
+        return "inconclusive", (f"{test.finding}; the claim names no margin, and without one "
+                                f"'as good as' cannot be tested")
+    found = test.comparison.equivalence(claim.margin, ALPHA)
+    return _with_interval(test, found, "90% CI", f" against the margin ±{claim.margin:g}")
+
+
+def no_worse(test: Tested, claim: Expectation) -> tuple[str, str]:
+    assert claim.margin is not None  # the parser requires it
+    lower_is_better = claim.metric in LOWER_IS_BETTER
+    found = test.comparison.noninferiority(claim.margin, ALPHA, lower_is_better)
+    against = f", a loss being {'B - A' if lower_is_better else 'A - B'} below -{claim.margin:g}"
+    return _with_interval(test, found, "90% CI of A - B", against)
+
+
+def _with_interval(test: Tested, found: str, named: str, against: str) -> tuple[str, str]:
+    interval = test.comparison.interval(1 - 2 * ALPHA)
+    within = ("" if interval is None else
+              f"; {named} {interval[0]:.4g} to {interval[1]:.4g}{against}")
+    return OUTCOMES.get(found, "inconclusive"), f"{test.finding}{within}"
+
+
+RELATIONS: dict[str, Relation] = {
+    "better": Relation(
+        "than", "none", "better than", "",
+        "A claimed 'A better than B' is reproduced when A is significantly better (p < 0.05), "
+        "not reproduced when significantly worse, and inconclusive otherwise.", better),
+    "matches": Relation(
+        "as", "optional", "as good as", " (within ±{margin:g})",
+        "A claimed 'A as good as B' needs a margin and is reproduced when the 90% interval of "
+        "A - B lies within it (two one-sided tests), not reproduced when it lies wholly beyond "
+        "it, inconclusive otherwise, and never reproduced by the absence of a significant "
+        "difference.", matches),
+    "no_worse": Relation(
+        "than", "required", "no worse than", " (by more than {margin:g})",
+        "A claimed 'A no worse than B' (no loss) needs a margin too and is reproduced when the "
+        "90% interval of A's gain over B lies above minus the margin (one of the two one-sided "
+        "tests: A may be better by any amount), not reproduced when the 95% interval lies "
+        "wholly below it, inconclusive otherwise.", no_worse),
+}
+
+SUITE_RULE = ("The suite's claim is reproduced when every pair it names is (each at 0.05: all "
+              "must hold, so no correction is needed), not reproduced when any is not, and "
+              "inconclusive otherwise.")
+
+
+def relation_of(entry: dict) -> str | None:
+    """The kind of an `expect:` entry (the one RELATIONS key it has), else None."""
+    kinds = [name for name in RELATIONS if name in entry]
+    if len(kinds) != 1 or not any(set(entry) == keys for keys in RELATIONS[kinds[0]].keys(
+            kinds[0])):
+        return None
+    return kinds[0]
+
+
+def entry_forms() -> str:
+    """"{better: A, than: B, metric: M}, ... or {no_worse: ...}" for a message."""
+    forms = [relation.example(name) for name, relation in RELATIONS.items()]
+    return ", ".join(forms[:-1]) + " or " + forms[-1]
