@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 import torch
 
-from attnlab.explain.attribution import ForcedPair, attribute
+from attnlab.explain.attribution import attribute
 from attnlab.explain.faithfulness import (
     adversarial_jsd,
     agreement,
     erasure_flips,
     jsd,
-    own_steps,
     permutation_tvd,
 )
+from attnlab.explain.forced import ForcedTranslation
 from attnlab.explain.intervene import at_steps, intervening, uniform
 from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig, build_model
 
@@ -57,14 +57,14 @@ def hand_built(faithful: bool):
     return model
 
 
-def pair_with_distinct_first(model) -> ForcedPair:
+def pair_with_distinct_first(model) -> ForcedTranslation:
     """A source whose token 0 gives another output than its other tokens would."""
     for first in range(4, VOCAB):
         for rest in range(4, VOCAB):
-            pair = ForcedPair.of([first, rest, rest, rest], [5, 6, 7], torch.device("cpu"))
-            other = ForcedPair.of([rest, rest, rest, rest], [5, 6, 7], torch.device("cpu"))
+            pair = ForcedTranslation.of(model, [first, rest, rest, rest], [5, 6, 7])
+            other = ForcedTranslation.of(model, [rest, rest, rest, rest], [5, 6, 7])
             with torch.no_grad():
-                mine, theirs = own_steps(model, pair)[1], own_steps(model, other)[1]
+                mine, theirs = pair.own()[1], other.own()[1]
             if bool((mine.argmax(-1) != theirs.argmax(-1)).all()):
                 return pair
     raise AssertionError("no source with a distinct token 0")
@@ -72,76 +72,71 @@ def pair_with_distinct_first(model) -> ForcedPair:
 
 @pytest.fixture(scope="module")
 def faithful():
-    model = hand_built(True)
-    return model, pair_with_distinct_first(model)
+    return pair_with_distinct_first(hand_built(True))
 
 
 @pytest.fixture(scope="module")
 def unfaithful():
-    model = hand_built(False)
-    return model, ForcedPair.of([4, 5, 6, 7], [5, 6, 7], torch.device("cpu"))
+    return ForcedTranslation.of(hand_built(False), [4, 5, 6, 7], [5, 6, 7])
 
 
 def test_the_hand_built_models_attend_to_position_0(faithful, unfaithful):
-    for model, pair in (faithful, unfaithful):
-        attention, _ = own_steps(model, pair)
+    for forced in (faithful, unfaithful):
+        attention, _ = forced.own()
         assert (attention[:, 0] > 1 - 1e-9).all()
 
 
 def test_attributions_find_the_one_position_that_matters(faithful):
-    model, pair = faithful
     for method in ("gradient", "integrated_gradients", "erasure"):
-        values = np.abs(attribute(model, pair, method))
+        values = np.abs(attribute(faithful.model, faithful.pair, method))
         assert (values[:, 0] > 1e-6).all(), method
         assert values[:, 1:].max() < 1e-9, method   # tokens 1.. and EOS change nothing
 
 
 def test_erasure_flips_only_the_attended_position_of_a_faithful_model(faithful):
-    model, pair = faithful
-    flips = erasure_flips(model, pair, attribute(model, pair, "gradient"),
+    flips = erasure_flips(faithful, faithful.attribute("gradient", 1),
                           torch.Generator().manual_seed(0))
-    assert flips.steps == pair.steps
+    assert flips.steps == faithful.pair.steps
     assert flips.top_attention == flips.steps       # the output needs position 0
     assert flips.top_gradient == flips.steps        # gradient ranks position 0 first
     assert flips.random == 0                        # the others had no weight to lose
 
 
 def test_erasure_flips_nothing_when_the_output_ignores_attention(unfaithful):
-    model, pair = unfaithful
-    flips = erasure_flips(model, pair, attribute(model, pair, "gradient"),
+    flips = erasure_flips(unfaithful, unfaithful.attribute("gradient", 1),
                           torch.Generator().manual_seed(0))
     assert (flips.top_attention, flips.random, flips.top_gradient) == (0, 0, 0)
 
 
 def test_permutation_moves_a_faithful_output_and_not_an_unfaithful_one(faithful, unfaithful):
-    moved = permutation_tvd(*faithful, torch.Generator().manual_seed(0))
-    still = permutation_tvd(*unfaithful, torch.Generator().manual_seed(0))
+    moved = permutation_tvd(faithful, torch.Generator().manual_seed(0))
+    still = permutation_tvd(unfaithful, torch.Generator().manual_seed(0))
     assert moved.min() > 0.1                        # position 0 moves in most shuffles
     assert still.max() < 1e-12
 
 
 def test_adversarial_attention_goes_far_only_when_the_output_ignores_it(faithful, unfaithful):
-    far = adversarial_jsd(*unfaithful, iterations=40)
-    near = adversarial_jsd(*faithful, iterations=40)
+    far = adversarial_jsd(unfaithful, iterations=40)
+    near = adversarial_jsd(faithful, iterations=40)
     assert far.min() > 0.9                          # JSD in bits: 1 is as far as it goes
     assert near.max() < far.min() - 0.5
 
 
 def test_uniform_attention_costs_only_a_faithful_model(faithful, unfaithful):
-    for (model, pair), changes in ((faithful, True), (unfaithful, False)):
-        before = own_steps(model, pair)[1]
-        with intervening(model, uniform):
-            after = own_steps(model, pair)[1]
+    for forced, changes in ((faithful, True), (unfaithful, False)):
+        before = forced.own()[1]
+        with intervening(forced.model, uniform):
+            after = forced.own()[1]
         moved = 0.5 * (after - before).abs().sum(-1)
         assert bool((moved > 0.01).any()) == changes
 
 
 def test_an_intervention_at_one_step_leaves_the_earlier_steps_alone(faithful):
-    model, pair = faithful
     with torch.no_grad():
-        before = own_steps(model, pair)[1]
-        with intervening(model, at_steps(torch.tensor([2]), lambda w, m, b: w.flip(-1))):
-            after = own_steps(model, pair)[1]
+        before = faithful.own()[1]
+        edit = at_steps(torch.tensor([2]), lambda w, m, b: w.flip(-1))
+        with intervening(faithful.model, edit):
+            after = faithful.own()[1]
     assert torch.equal(before[:2], after[:2])
     assert not torch.allclose(before[2], after[2])
 

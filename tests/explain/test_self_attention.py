@@ -14,17 +14,9 @@ import numpy as np
 import pytest
 import torch
 
-from attnlab.explain.intervene import at_steps, uniform
-from attnlab.explain.self_attention import (
-    ForcedSentence,
-    distributions,
-    erasure_flips,
-    gradient_x_input,
-    intervening,
-    own_steps,
-    permutation_tvd,
-    step_agreement,
-)
+from attnlab.explain.faithfulness import erasure_flips, permutation_tvd, step_agreement
+from attnlab.explain.forced import ForcedSentence, gradient_x_input
+from attnlab.explain.intervene import at_steps, intervening, uniform
 from attnlab.models import LSTMN, LanguageModel, LSTMReader
 from attnlab.models.lstmn_reference import lstmn_loop
 
@@ -62,35 +54,33 @@ def hand_built(faithful: bool) -> LanguageModel:
 
 @pytest.fixture(scope="module")
 def faithful():
-    return hand_built(True), ForcedSentence.of(WORDS, torch.device("cpu"))
+    return ForcedSentence.of(hand_built(True), WORDS)
 
 
 @pytest.fixture(scope="module")
 def unfaithful():
-    return hand_built(False), ForcedSentence.of(WORDS, torch.device("cpu"))
+    return ForcedSentence.of(hand_built(False), WORDS)
 
 
 def test_the_hand_built_models_attend_to_the_first_word(faithful, unfaithful):
-    for (model, sentence), predicts in ((faithful, [WORDS[0]] * 4), (unfaithful, WORDS[1:])):
+    for sentence, predicts in ((faithful, [WORDS[0]] * 4), (unfaithful, WORDS[1:])):
         with torch.no_grad():
-            attention, probs = own_steps(model, sentence)
+            attention, probs = sentence.own()
         assert (attention[2:, 1] > 1 - 1e-9).all()
         assert probs[2:].argmax(-1).tolist() == predicts
 
 
 def test_gradient_x_input_finds_the_one_earlier_position_that_matters(faithful, unfaithful):
-    gradient = np.abs(gradient_x_input(*faithful))
+    gradient = np.abs(gradient_x_input(faithful))
     assert gradient.shape == (6, 6) and (np.triu(gradient, 1) == 0).all()   # left to right
     for t in range(2, 6):
         assert gradient[t, 1] > 1e-3
         assert np.delete(gradient[t, :t], 1).max() < 1e-9
-    assert (gradient_x_input(*unfaithful)[np.tril_indices(6, -1)] == 0).all()
+    assert (gradient_x_input(unfaithful)[np.tril_indices(6, -1)] == 0).all()
 
 
 def test_erasure_flips_only_the_attended_position_of_a_faithful_model(faithful):
-    model, sentence = faithful
-    flips = erasure_flips(model, sentence, gradient_x_input(model, sentence),
-                          torch.Generator().manual_seed(0))
+    flips = erasure_flips(faithful, gradient_x_input(faithful), torch.Generator().manual_seed(0))
     assert flips.steps == 4                         # steps 2..5: two earlier positions or more
     assert flips.top_attention == 4                 # the next word needs position 1
     assert flips.top_gradient == 4                  # gradient ranks position 1 first
@@ -98,26 +88,24 @@ def test_erasure_flips_only_the_attended_position_of_a_faithful_model(faithful):
 
 
 def test_erasure_flips_nothing_when_the_next_word_ignores_attention(unfaithful):
-    model, sentence = unfaithful
-    flips = erasure_flips(model, sentence, gradient_x_input(model, sentence),
+    flips = erasure_flips(unfaithful, gradient_x_input(unfaithful),
                           torch.Generator().manual_seed(0))
     assert (flips.steps, flips.top_attention, flips.random, flips.top_gradient) == (4, 0, 0, 0)
 
 
 def test_steps_with_fewer_than_two_earlier_positions_are_not_tested(faithful):
-    model, _ = faithful
-    sentence = ForcedSentence.of([4], torch.device("cpu"))        # <s> 4: steps 0 and 1
-    flips = erasure_flips(model, sentence, gradient_x_input(model, sentence),
-                          torch.Generator().manual_seed(0))
+    sentence = ForcedSentence.of(faithful.model, [4])            # <s> 4: steps 0 and 1
+    flips = erasure_flips(sentence, gradient_x_input(sentence), torch.Generator().manual_seed(0))
     assert flips.steps == 0
     with torch.no_grad():
-        attention = own_steps(model, sentence)[0].numpy()
-    assert step_agreement(attention, gradient_x_input(model, sentence)).size == 0
+        attention = sentence.own()[0].numpy()
+    assert step_agreement(sentence, attention, gradient_x_input(sentence)).size == 0
+    assert permutation_tvd(sentence, torch.Generator().manual_seed(0)).size == 0
 
 
 def test_permutation_moves_a_faithful_next_word_and_not_an_unfaithful_one(faithful, unfaithful):
-    moved = permutation_tvd(*faithful, torch.Generator().manual_seed(0))
-    still = permutation_tvd(*unfaithful, torch.Generator().manual_seed(0))
+    moved = permutation_tvd(faithful, torch.Generator().manual_seed(0))
+    still = permutation_tvd(unfaithful, torch.Generator().manual_seed(0))
     assert moved.shape == still.shape == (4,)
     # from step 3 on, most shuffles move position 1's weight away: the next word changes (at
     # step 2 half of them keep the order of its two positions)
@@ -126,10 +114,10 @@ def test_permutation_moves_a_faithful_next_word_and_not_an_unfaithful_one(faithf
 
 
 def test_agreement_is_positive_where_attention_points_at_what_matters(faithful, unfaithful):
-    for (model, sentence), agrees in ((faithful, True), (unfaithful, False)):
+    for sentence, agrees in ((faithful, True), (unfaithful, False)):
         with torch.no_grad():
-            attention = own_steps(model, sentence)[0].numpy()
-        taus = step_agreement(attention, gradient_x_input(model, sentence))
+            attention = sentence.own()[0].numpy()
+        taus = step_agreement(sentence, attention, gradient_x_input(sentence))
         assert taus.shape == (4,)
         if agrees:
             assert (taus > 0.5).all()
@@ -142,15 +130,16 @@ def test_agreement_reads_each_step_over_its_earlier_positions_only():
     attention[2, :2] = [0.9, 0.1]
     attention[3, :3] = [0.1, 0.2, 0.7]
     gradient = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [5.0, -1.0, 99, 0], [1.0, -2.0, 3.0, 99]])
-    assert step_agreement(attention, gradient).tolist() == pytest.approx([1.0, 1.0])
+    sentence = ForcedSentence.of(hand_built(True), [4, 5, 6])   # steps 2 and 3 tested
+    assert step_agreement(sentence, attention, gradient).tolist() == pytest.approx([1.0, 1.0])
 
 
 def test_uniform_attention_changes_only_a_faithful_model(faithful, unfaithful):
-    for (model, sentence), changes in ((faithful, True), (unfaithful, False)):
+    for sentence, changes in ((faithful, True), (unfaithful, False)):
         with torch.no_grad():
-            before = own_steps(model, sentence)[1]
-            with intervening(model, uniform):
-                after = own_steps(model, sentence)[1]
+            before = sentence.own()[1]
+            with intervening(sentence.model, uniform):
+                after = sentence.own()[1]
         assert bool((before[2:].argmax(-1) != after[2:].argmax(-1)).any()) == changes
 
 
@@ -204,13 +193,13 @@ def test_the_hook_reads_the_weights_it_is_given_as_the_loop_reference_does(fused
 def test_an_edit_at_one_step_per_copy_leaves_the_earlier_steps_alone():
     model = additive()
     inputs, _ = sentence_batch()
-    sentence = ForcedSentence(inputs, inputs, torch.ones_like(inputs, dtype=torch.bool))
     steps = torch.tensor([2, 4])                                    # copy 0 at 2, copy 1 at 4
     with torch.no_grad():
-        own = distributions(model, sentence, 1)[0]
+        own = model.all_positions(inputs, torch.ones_like(inputs, dtype=torch.bool)).logits[0]
         flipped = at_steps(steps, lambda weights, mask, batch: weights.flip(-1))
+        copies = inputs.expand(2, -1)
         with intervening(model, flipped):
-            edited = distributions(model, sentence, 2)
+            edited = model.all_positions(copies, torch.ones_like(copies, dtype=torch.bool)).logits
     for copy, step in enumerate(steps.tolist()):
         torch.testing.assert_close(edited[copy, :step], own[:step], rtol=0, atol=1e-12)
         assert not torch.allclose(edited[copy, step], own[step])

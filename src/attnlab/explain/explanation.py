@@ -4,7 +4,7 @@
     found.views["attention"], found.views["integrated_gradients"]   # (T, S) each
     found.links("erasure")          # argmax source piece of every target piece
     found.to_dict()                 # what `attnlab explain --format json` prints
-    found.save_png("explain.png")   # one panel per view
+    found.save_png("explain.png")   # one panel per view (attnlab.viz.panels)
     found                           # in Jupyter: the explorer's view, a switch between views
 
 Every view is over the model's pieces (characters for a character model), rows the target
@@ -20,21 +20,44 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
+from attnlab.data.vocab import EOS_ID, Vocab
+from attnlab.files import atomic_output
 from attnlab.models import Seq2Seq
-from attnlab.viz.notebook import View, explanation_view
+from attnlab.viz import panels_side_by_side
+from attnlab.viz.notebook import Displayed, View, explanation_view
 
-from .attribution import (
-    METHODS,
-    STEPS,
-    ForcedPair,
-    attribute,
-    forced_pass,
-)
+from .attribution import ForcedPair, attribute, forced_pass
+from .methods import LABELS, METHODS, STEPS
+
+EOS = "</s>"  # the piece batching appends to a source and that ends a target
 
 
-@dataclass
-class Explanation:
+@dataclass(frozen=True)
+class ForcedText:
+    """One forced pair as text, ids and pieces: the source and the output explained (`text`),
+    their ids (without EOS) and pieces (EOS last)."""
+
+    source: str
+    source_ids: list[int]
+    text: str
+    target_ids: list[int]
+    source_pieces: list[str]
+    target_pieces: list[str]
+
+    @classmethod
+    def of(cls, src: Vocab, tgt: Vocab, source: str, text: str,
+           target_ids: Sequence[int] | None = None) -> ForcedText:
+        """From a run's vocabularies: `target_ids` the model's own output's, else `text`'s."""
+        ids = [i for i in (tgt.encode(text) if target_ids is None else target_ids)
+               if i != EOS_ID]
+        return cls(source, src.encode(source), text, ids, [*src.tokenize(source), EOS],
+                   [*(tgt.id_to_piece(i) for i in ids), EOS])
+
+
+@dataclass(repr=False)
+class Explanation(Displayed):
     """source_pieces / target_pieces ("</s>" last on both); text: the output explained;
     views: "attention" (absent for a model without it) and each attribution method, (T, S)
     float arrays; steps: integrated gradients' points; baseline: what the attributions start
@@ -64,11 +87,20 @@ class Explanation:
                 "views": {name: [[_finite(x) for x in row] for row in values.tolist()]
                           for name, values in self.views.items()}}
 
-    def save_png(self, path: str | os.PathLike, views: Sequence[str] | None = None) -> None:
-        """One heatmap per view side by side (attnlab.explain.figure)."""
-        from .figure import explanation_figure
-
-        explanation_figure(self, list(views or self.views), path)
+    def save_png(self, path: str | os.PathLike, scale: float = 1.0, *,
+                 views: Sequence[str] | None = None) -> Path:
+        """One heatmap per view side by side (attnlab.viz.panels), atomically; `scale` times
+        the heatmaps' resolution."""
+        unknown = [view for view in views or () if view not in self.views]
+        if unknown:
+            raise ValueError(f"no view {unknown[0]!r}: this explanation has "
+                             f"{', '.join(self.views)}")
+        shown = {LABELS[view]: self.views[view] for view in views or self.views}
+        canvas = panels_side_by_side(shown, self.target_pieces, self.source_pieces,
+                                     weights=(LABELS["attention"],), scale=scale)
+        with atomic_output(path, "wb") as file:
+            Image.fromarray(canvas).save(file, format="PNG")
+        return Path(path)
 
     def _view(self) -> View:
         """The explorer's translation view of this output with a switch between attention and
@@ -77,31 +109,20 @@ class Explanation:
         return explanation_view(self.source_pieces, self.target_pieces, self.text, self.views,
                                 source=self.source, log_probs=self.log_probs)
 
-    def _repr_html_(self) -> str:
-        return self._view()._repr_html_()
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
-        return self._view()._repr_mimebundle_(include, exclude)
-
-    def save_html(self, path: str | os.PathLike) -> Path:
-        """The notebook's interactive view as a page of its own (nothing fetched)."""
-        return self._view().save_html(path)
-
-
-def explain_pair(model: Seq2Seq, source: str, source_ids: Sequence[int], text: str,
-                 target_ids: Sequence[int], source_pieces: list[str], target_pieces: list[str],
-                 *, methods: Sequence[str] = METHODS, steps: int = STEPS) -> Explanation:
-    """Attention and each of `methods` for the forced pair (target ids without EOS)."""
+def explain_pair(model: Seq2Seq, pair: ForcedText, *, methods: Sequence[str] = METHODS,
+                 steps: int = STEPS) -> Explanation:
+    """Attention and each of `methods` for the forced pair."""
     device = next(model.parameters()).device
-    pair = ForcedPair.of(source_ids, target_ids, device)
+    forced = ForcedPair.of(pair.source_ids, pair.target_ids, device)
     views: dict[str, np.ndarray] = {}
-    attention, log_probs = forced_pass(model, pair)
+    attention, log_probs = forced_pass(model, forced)
     if attention is not None:
         views["attention"] = attention
     for method in methods:
-        views[method] = attribute(model, pair, method, steps=steps)
-    return Explanation(source, text, source_pieces, target_pieces, views, steps,
-                       log_probs=log_probs)
+        views[method] = attribute(model, forced, method, steps=steps)
+    return Explanation(pair.source, pair.text, pair.source_pieces, pair.target_pieces, views,
+                       steps, log_probs=log_probs)
 
 
 def method_names(methods: Sequence[str]) -> list[str]:

@@ -1,31 +1,40 @@
-"""Decode with other attention weights than the model's: the hook every faithfulness test uses.
+"""Read with other attention weights than the model's: the hook every faithfulness test uses.
 
     with intervening(model, uniform):        # every step reads uniform weights
         run.translate(lines)
-    with intervening(model, at_steps(edit)):  # batch row b edits step rows[b] only
+    with intervening(model, at_steps(rows, edit)):  # batch row b edits step rows[b] only
 
-The decoder's attention layer hands each call's dense weights (B, Tq, S), the source mask
-(B, S) and the call's first target step to the intervention and reads what it returns; the
-context is recomputed from those weights (attnlab.models.attention_layer).
+The hooked layer (a Seq2Seq decoder's attention, or an LSTMN language model's top layer) hands
+each call's dense weights (B, Tq, K), the mask and the call's first step to the intervention
+and reads what it returns; the context is recomputed from those weights
+(attnlab.models.attention_layer, attnlab.models.lstmn). At step t an LSTMN layer reads its t
+earlier positions, so K = t there; a decoder reads every source position, K = S.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import cast
 
 import torch
 from torch import Tensor
 
-from attnlab.models import Seq2Seq
+from attnlab.models import LSTMN, LanguageModel, Seq2Seq
 from attnlab.models.attention_layer import AttentionLayer, Intervention
+from attnlab.models.lstmn import LSTMNLayer
 
-# one batch row's weights at its own step: (weights (B, S), mask (B, S), batch rows (B,)) -> (B, S)
+# one batch row's weights at its own step: (weights (B, K), mask, batch rows (B,)) -> (B, K)
 RowEdit = Callable[[Tensor, Tensor, Tensor], Tensor]
 
 
-def attention_layer(model: Seq2Seq) -> AttentionLayer:
-    """The decoder's attention layer; ValueError for a decoder without attention."""
+def attention_layer(model: Seq2Seq | LanguageModel) -> AttentionLayer | LSTMNLayer:
+    """The decoder's attention layer, or an LSTMN language model's top layer (the one its
+    reading figure draws); ValueError for a model without attention."""
+    if isinstance(model, LanguageModel):
+        if not isinstance(model.reader, LSTMN):
+            raise ValueError("this language model has no self-attention to intervene on")
+        return cast(LSTMNLayer, model.reader.layers[-1])
     layer = model.decoder.attention
     if layer is None:
         raise ValueError("this model's decoder has no attention to intervene on")
@@ -33,8 +42,9 @@ def attention_layer(model: Seq2Seq) -> AttentionLayer:
 
 
 @contextlib.contextmanager
-def intervening(model: Seq2Seq, intervention: Intervention) -> Iterator[None]:
-    """Within the block the decoder reads `intervention`'s weights; restored afterwards."""
+def intervening(model: Seq2Seq | LanguageModel, intervention: Intervention) -> Iterator[None]:
+    """Within the block the model reads `intervention`'s weights; restored afterwards. (An
+    LSTMN layer so hooked runs step by step: the fused kernel has no hook.)"""
     layer = attention_layer(model)
     before, layer.intervention = layer.intervention, intervention
     try:
@@ -44,15 +54,15 @@ def intervening(model: Seq2Seq, intervention: Intervention) -> Iterator[None]:
 
 
 def uniform(weights: Tensor, mask: Tensor, step: int) -> Tensor:
-    """Equal weight on every real source position (Wiegreffe & Pinter 2019's baseline)."""
-    real = mask.to(weights.dtype).unsqueeze(1).expand_as(weights)  # (B, Tq, S)
+    """Equal weight on every real position (Wiegreffe & Pinter 2019's baseline)."""
+    real = mask.to(weights.dtype).unsqueeze(1).expand_as(weights)  # (B, Tq, K)
     return real / real.sum(-1, keepdim=True).clamp_min(1.0)
 
 
 def at_steps(rows: Tensor, edit: RowEdit) -> Intervention:
-    """An intervention that changes batch row b's weights at target step rows[b] only, by
-    `edit`, and leaves every other step as the model attends: T copies of one sentence, row t
-    edited at step t, test every step in one teacher-forced pass."""
+    """An intervention that changes batch row b's weights at step rows[b] only, by `edit`, and
+    leaves every other step as the model attends: copies of one sentence, each edited at its
+    own step, test many steps in one teacher-forced pass."""
 
     def intervention(weights: Tensor, mask: Tensor, first: int) -> Tensor:
         offsets = rows - first                                          # (B,)
@@ -61,7 +71,7 @@ def at_steps(rows: Tensor, edit: RowEdit) -> Intervention:
             return weights
         batch = hit.nonzero().squeeze(1)
         where = offsets[batch]
-        edited = edit(weights[batch, where], mask[batch], batch)        # (b, S)
+        edited = edit(weights[batch, where], mask[batch], batch)        # (b, K)
         weights = weights.clone()
         weights[batch, where] = edited.to(weights.dtype)
         return weights
@@ -82,19 +92,20 @@ def renormalised_without(position: Tensor) -> RowEdit:
 
 
 def permuted(orders: Tensor) -> RowEdit:
-    """Each row's weights over its real positions reordered by orders[row] (Jain & Wallace
-    2019's permutation): orders (B, S) a permutation of the real positions, padding fixed."""
+    """Each row's K weights reordered by orders[row, :K] (Jain & Wallace 2019's permutation):
+    orders (B, width), each row's first K a permutation of 0..K-1."""
 
     def edit(weights: Tensor, mask: Tensor, batch: Tensor) -> Tensor:
-        return weights.gather(1, orders[batch])
+        return weights.gather(1, orders[batch, : weights.shape[1]])
 
     return edit
 
 
 def replaced(new_weights: Tensor) -> RowEdit:
-    """Each row's weights replaced by new_weights[row] (B, S): adversarial attention."""
+    """Each row's K weights replaced by new_weights[row, :K] (B, width): adversarial
+    attention."""
 
     def edit(weights: Tensor, mask: Tensor, batch: Tensor) -> Tensor:
-        return new_weights[batch]
+        return new_weights[batch, : weights.shape[1]]
 
     return edit

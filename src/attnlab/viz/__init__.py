@@ -18,6 +18,7 @@ from attnlab.viz.heatmap import (
     write_figure,
 )
 from attnlab.viz.image_attention import image_attention_figure, upsample_attention
+from attnlab.viz.panels import panels_side_by_side, row_scaled
 from attnlab.viz.report import report_html, write_report
 from attnlab.viz.self_attention import (
     SentenceReading,
@@ -40,11 +41,13 @@ __all__ = [
     "image_attention_figure",
     "matrix_figure",
     "missing_glyphs",
+    "panels_side_by_side",
     "plot_alignment",
     "plot_self_attention",
     "plot_weight_matrix",
     "register_font",
     "report_html",
+    "row_scaled",
     "self_attention_figure",
     "token_label",
     "upsample_attention",

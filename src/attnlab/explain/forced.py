@@ -1,0 +1,175 @@
+"""A model reading a fixed input and a fixed output: the one object every faithfulness test
+reads (attnlab.explain.faithfulness), for either kind of attention there is to test.
+
+- ForcedTranslation: a Seq2Seq model reading a (source, target) pair, target forced (teacher
+  forcing in eval mode); step t writes target token t from the S source positions.
+- ForcedSentence: an LSTMN language model reading one sentence as it was trained (<s> w_1 ..
+  w_n, predicting w_1 .. w_n </s>); step t predicts the word after input t from the t earlier
+  positions its top layer attends to (Cheng, Dong & Lapata 2016). Steps t < 2 are not tested:
+  their one weight is 1 whatever the model, so there is nothing to erase, rank or compare.
+
+Each gives its attention (T, K) and output distributions (T, V), the distribution at one step
+per copy of the input under whatever intervention is active (attnlab.explain.intervene), the
+steps tested and how many positions each reads, and its attributions (T, K).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
+
+import numpy as np
+import torch
+from captum.attr import LayerGradientXActivation
+from torch import Tensor, nn
+
+from attnlab.attention import as_dense
+from attnlab.data import BOS_ID, EOS_ID
+from attnlab.models import LanguageModel, Seq2Seq
+
+from .attribution import ForcedPair, attribute, frozen
+
+FIRST_TESTED = 2   # a language model's first step with two earlier positions to tell apart
+
+
+class Forced(Protocol):
+    """What the faithfulness tests read of a model on a forced input and output."""
+
+    @property
+    def model(self) -> Seq2Seq | LanguageModel: ...
+    def tested(self) -> Tensor: ...         # the steps tested (n,)
+    def visible(self) -> Tensor: ...        # the positions 0..k-1 each attends over: k (n,)
+    def own(self) -> tuple[Tensor, Tensor]: ...   # its attention (T, K), distributions (T, V)
+    # p(. | step rows[c]) of copy c of the input, under any active intervention: (C, V)
+    def read(self, rows: Tensor) -> Tensor: ...
+    # per tested step, one of its visible positions but top[i], uniformly drawn: (n,)
+    def random_other(self, top: Tensor, generator: torch.Generator) -> Tensor: ...
+    # `method`'s relevance of every position to every step: (T, K)
+    def attribute(self, method: str, steps: int) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class ForcedTranslation:
+    """A Seq2Seq model on one forced pair (attnlab.explain.attribution.ForcedPair)."""
+
+    model: Seq2Seq
+    pair: ForcedPair
+
+    @classmethod
+    def of(cls, model: Seq2Seq, source_ids: Sequence[int],
+           target_ids: Sequence[int]) -> ForcedTranslation:
+        device = next(model.parameters()).device
+        return cls(model, ForcedPair.of(source_ids, target_ids, device))
+
+    def tested(self) -> Tensor:
+        return torch.arange(self.pair.steps, device=self.pair.src.device)
+
+    def visible(self) -> Tensor:
+        return torch.full((self.pair.steps,), self.pair.positions, device=self.pair.src.device)
+
+    def own(self) -> tuple[Tensor, Tensor]:
+        pair = self.pair
+        out = self.model.all_positions(pair.src, pair.src_mask, pair.tgt_in)
+        if out.attention is None:
+            raise ValueError("the faithfulness tests need a model with attention")
+        probs = out.logits.exp() if self.model.outputs_log_probs else out.logits.softmax(-1)
+        return as_dense(out.attention, pair.positions)[0], probs[0]
+
+    def read(self, rows: Tensor) -> Tensor:
+        pair, copies = self.pair, len(rows)
+        S = pair.positions
+        out = self.model.all_positions(pair.src.expand(copies, S),
+                                       pair.src_mask.expand(copies, S),
+                                       pair.tgt_in.expand(copies, -1))
+        probs = out.logits.exp() if self.model.outputs_log_probs else out.logits.softmax(-1)
+        return probs[torch.arange(copies, device=rows.device), rows]           # (C, V)
+
+    def random_other(self, top: Tensor, generator: torch.Generator) -> Tensor:
+        draw = torch.randint(0, self.pair.positions - 1, top.shape, generator=generator)
+        draw = draw.to(top.device)
+        return draw + (draw >= top).long()
+
+    def attribute(self, method: str, steps: int) -> np.ndarray:
+        return attribute(self.model, self.pair, method, steps=steps)
+
+
+@dataclass(frozen=True)
+class ForcedSentence:
+    """An LSTMN language model on one sentence: inputs (1, T) = <s> w_1 .. w_n, targets (1, T)
+    = w_1 .. w_n </s>, mask (1, T) all True."""
+
+    model: LanguageModel
+    inputs: Tensor
+    targets: Tensor
+    mask: Tensor
+
+    @classmethod
+    def of(cls, model: LanguageModel, ids: Sequence[int]) -> ForcedSentence:
+        device = next(model.parameters()).device
+        inputs = torch.tensor([[BOS_ID, *ids]], device=device)
+        targets = torch.tensor([[*ids, EOS_ID]], device=device)
+        return cls(model, inputs, targets, torch.ones_like(inputs, dtype=torch.bool))
+
+    @property
+    def steps(self) -> int:
+        return int(self.inputs.shape[1])
+
+    def tested(self) -> Tensor:
+        return torch.arange(FIRST_TESTED, self.steps, device=self.inputs.device)
+
+    def visible(self) -> Tensor:
+        return self.tested()   # step t attends over positions 0..t-1
+
+    def own(self) -> tuple[Tensor, Tensor]:
+        out = self.model.all_positions(self.inputs, self.mask)
+        if out.attention is None:
+            raise ValueError("the self-attention tests need an LSTMN language model")
+        return out.attention[-1, 0], out.logits[0].softmax(-1)     # top layer: (T, T), (T, V)
+
+    def read(self, rows: Tensor) -> Tensor:
+        T, copies = self.steps, len(rows)
+        features = self.model.read(self.inputs.expand(copies, T),
+                                   self.mask.expand(copies, T)).outputs     # (C, T, H)
+        chosen = features[torch.arange(copies, device=rows.device), rows]   # (C, H)
+        return self.model.output(chosen).softmax(-1)
+
+    def random_other(self, top: Tensor, generator: torch.Generator) -> Tensor:
+        # one of the t - 1 earlier positions other than the top one
+        others = self.tested().cpu() - 1
+        draw = (torch.rand(len(others), generator=generator, dtype=torch.float64)
+                * others).long().to(top.device)
+        return draw + (draw >= top).long()
+
+    def attribute(self, method: str, steps: int) -> np.ndarray:
+        if method != "gradient":
+            raise ValueError(f"a language model is attributed by gradient only, not {method!r}")
+        return gradient_x_input(self)
+
+
+def log_prob_at(model: LanguageModel, inputs: Tensor, mask: Tensor, targets: Tensor,
+                rows: Tensor) -> Tensor:
+    """log p(targets[b, t] | w_<=t) at one step t = rows[b] of each sequence b: (B,). The
+    output layer runs at that step only."""
+    features = model.read(inputs, mask).outputs                             # (B, T, H)
+    batch = torch.arange(features.shape[0], device=features.device)
+    scores = model.output(features[batch, rows]).log_softmax(-1)             # (B, V)
+    return scores.gather(1, targets[batch, rows].unsqueeze(1)).squeeze(1)
+
+
+def gradient_x_input(sentence: ForcedSentence) -> np.ndarray:
+    """Gradient x input of log p(w_{t+1} | w_<=t) with respect to each position's input
+    embedding, summed over the embedding (as attnlab.explain.attribution's): (T, T), row t the
+    step, column j the position; columns > t are 0 (the model reads left to right), column t is
+    the step's own input word, columns < t the earlier positions its attention reads."""
+    T, model = sentence.steps, sentence.model
+    rows = torch.arange(T, device=sentence.inputs.device)   # copy t asks for step t
+    layer: nn.Module = model.embedding
+    with frozen(model):
+        per_dim = LayerGradientXActivation(partial(log_prob_at, model), layer).attribute(
+            sentence.inputs.expand(T, T),
+            additional_forward_args=(sentence.mask.expand(T, T), sentence.targets.expand(T, T),
+                                     rows))                                  # (T, T, E)
+    found: np.ndarray = per_dim.sum(-1).detach().double().cpu().numpy()
+    return found
