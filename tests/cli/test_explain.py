@@ -75,15 +75,17 @@ def test_every_extraction_is_scored_and_attentions_agrees_with_its_aer(dates_run
 
     run, gold = attnlab.load(dates_run), dates_gold(dates_data)
     scores = extraction_scores(run, gold, steps=4)
-    assert set(scores.counts) == {"attention", "attention >= 0.3", "gradient",
-                                  "integrated_gradients", "erasure", "diagonal"}
+    attention_readings = {"attention", "attention >= 0.3", "attention, row t-1",
+                          "attention, row t+1", "attention x value norm", "diagonal"}
+    assert set(scores.counts) == {*attention_readings, "gradient", "integrated_gradients",
+                                  "erasure"}
     assert scores.pairs == 30 and scores.skipped == 0 and scores.unit == "characters"
     attention = score_alignments(run, gold)        # the AER evaluate and compare report
     assert scores.counts["attention"] == attention.counts
     assert scores.counts["diagonal"] == attention.diagonal_counts
     assert all(0 <= scores.aer(name) <= 1 for name in scores.counts)
     cheap = extraction_scores(run, gold, methods=["gradient"], limit=5)   # a suite's methods
-    assert set(cheap.counts) == {"attention", "attention >= 0.3", "gradient", "diagonal"}
+    assert set(cheap.counts) == {*attention_readings, "gradient"}
     assert cheap.counts["gradient"] == scores.counts["gradient"][:5]
 
 
@@ -133,7 +135,9 @@ def test_a_reverse_model_adds_its_links_and_both_directions_joined(dates_run, da
     run, gold = attnlab.load(dates_run), dates_gold(dates_data)
     backward = reverse_model(run, dates_reverse_run)
     scores = extraction_scores(run, gold, methods=[], reverse=backward)
-    assert set(scores.counts) == {"attention", "attention >= 0.3", "diagonal", REVERSE, *JOINED}
+    assert set(scores.counts) == {"attention", "attention >= 0.3", "attention, row t-1",
+                                  "attention, row t+1", "attention x value norm", "diagonal",
+                                  REVERSE, *JOINED}
     assert scores.pairs == 30 and scores.skipped == 0
     # The reverse model's links, turned round, score on the forward gold exactly as its own
     # attention does on the gold turned round (the dates gold a run reading `.tgt` gets).

@@ -8,9 +8,10 @@ import pytest
 import attnlab.recipes
 from attnlab.compare.run.baseline import CACHE, aligner_baseline
 from attnlab.compare.run.runner import RunOptions
-from attnlab.compare.suite.definition import load_suite
 
-RECORDS = [{"name": "bahdanau", "seed": 2, "alignments": [{"name": "RWTH de-en", "aer": 0.8}]}]
+RWTH = {"name": "RWTH de-en", "kind": "rwth", "title": "the RWTH gold", "short": "RWTH"}
+RECORDS = [{"name": "bahdanau", "seed": 2,
+            "alignments": [{"name": "RWTH de-en", "aer": 0.8, "gold": RWTH}]}]
 
 
 class Loaded(Exception):
@@ -26,7 +27,7 @@ def test_the_aligner_reads_the_run_in_the_members_seed_folder(tmp_path, monkeypa
 
     monkeypatch.setattr(attnlab.recipes, "load", load)
     with pytest.raises(Loaded) as loaded:
-        aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), RECORDS)
+        aligner_baseline(tmp_path, RunOptions(), RECORDS)
     assert loaded.value.args[0] == str(run)
 
 
@@ -34,12 +35,14 @@ def test_a_kept_result_is_read_not_computed_again(tmp_path, monkeypatch):
     kept = {"label": "eflomal", "aer": 0.37, "pairs": 508}
     (tmp_path / CACHE).write_text(json.dumps(kept), encoding="utf-8")
     monkeypatch.setattr(attnlab.recipes, "load", None)   # would fail if called
-    assert aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), RECORDS) == kept
+    assert aligner_baseline(tmp_path, RunOptions(), RECORDS) == kept
 
 
 def test_a_suite_without_rwth_scores_has_no_aligner_line(tmp_path):
-    records = [{"name": "bahdanau", "seed": 1, "alignments": [{"name": "dates", "aer": 0.2}]}]
-    assert aligner_baseline(load_suite("dates"), tmp_path, RunOptions(), records) is None
+    dates = {"name": "dates", "kind": "dates", "title": "the dates gold", "short": "dates"}
+    records = [{"name": "bahdanau", "seed": 1,
+                "alignments": [{"name": "dates", "aer": 0.2, "gold": dates}]}]
+    assert aligner_baseline(tmp_path, RunOptions(), records) is None
 
 
 def test_the_aligner_reads_a_member_scored_on_the_gold_not_the_first_member(tmp_path, monkeypatch):
@@ -52,5 +55,5 @@ def test_the_aligner_reads_a_member_scored_on_the_gold_not_the_first_member(tmp_
 
     monkeypatch.setattr(attnlab.recipes, "load", load)
     with pytest.raises(Loaded) as loaded:
-        aligner_baseline(load_suite("mechanisms"), tmp_path, RunOptions(), records)
+        aligner_baseline(tmp_path, RunOptions(), records)
     assert loaded.value.args[0] == str(tmp_path / "bahdanau" / "seed-2")

@@ -13,12 +13,11 @@ import yaml
 from attnlab.cli import main
 from attnlab.compare.report.explanations import (
     SELF_CLAIMS,
-    Explained,
     claim_outcome,
-    claim_tests,
-    explanation_markdown,
+    self_attention_markdown,
     self_attention_rows,
 )
+from attnlab.compare.stats.explanations import EXPLANATION_CLAIMS, Explained, claim_tests
 from attnlab.configs import config_path
 
 NOUNS = "cat dog man woman child bird".split()
@@ -71,7 +70,7 @@ def test_explain_gives_each_lstmn_run_a_record_and_the_report_its_claims(
     plain = json.loads((out / "lstm" / "seed-1" / "explain.json").read_text())
     assert plain["attention"] is False                 # nothing to explain, and it says so
     record = json.loads((out / "lstmn" / "seed-1" / "explain.json").read_text())
-    assert record["asked"] == {"sentences": 3} and record["task"] == "lm"
+    assert record["asked"] == {"sentences": 3, "version": 1} and record["task"] == "lm"
     faith = record["faithfulness"]
     # <s> and 7 words: 8 steps, the first two not tested
     assert len(faith["steps"]) == 3 and all(steps == 6 for steps in faith["steps"])
@@ -86,7 +85,7 @@ def test_explain_gives_each_lstmn_run_a_record_and_the_report_its_claims(
     markdown = (out / "results.md").read_text()
     section = markdown[markdown.index("#### Is self-attention an explanation?"):]
     for claim in SELF_CLAIMS:
-        assert f"- LSTMN: {claim}: " in section
+        assert f"- LSTMN: {EXPLANATION_CLAIMS[claim].text}: " in section
     assert "- LSTM: " not in section and "AER" not in section.replace("no AER", "")
     assert "uniform minus own" in section and "95% CI" in section
     assert "Is self-attention an explanation?" in (out / "report.html").read_text()
@@ -123,7 +122,7 @@ def test_each_claim_is_found_where_true_refuted_where_false_and_undecided_on_one
     contrary = member("contrary", top_flips=0.1, random_flips=0.1, tau=-0.4, uniform_cost=0.0)
     lonely = member("lonely", seeds=1, top_flips=0.5, random_flips=0.05, tau=0.4,
                     uniform_cost=5.0)
-    claim_tests([faithful, contrary, lonely])
+    claim_tests([faithful, contrary, lonely], SELF_CLAIMS)
     assert [claim_outcome(faithful.tests[c]) for c in SELF_CLAIMS] == ["reproduced"] * 2
     assert [claim_outcome(contrary.tests[c]) for c in SELF_CLAIMS] == ["not reproduced",
                                                                        "inconclusive"]
@@ -139,7 +138,7 @@ def test_each_claim_is_found_where_true_refuted_where_false_and_undecided_on_one
     assert float(row[-1].split()[0]) == pytest.approx(math.exp(3.5) - math.exp(3.0), rel=0.02)
     assert one[-1].endswith("(one seed)")
     assert row[header.index("permutation TVD")].startswith("0.250 (95% CI 0.250 to 0.250)")
-    lines = explanation_markdown([faithful], None, "attnlab compare x --dir y")
+    lines = self_attention_markdown([faithful], None, "attnlab compare x --dir y")
     assert lines[1] == "#### Is self-attention an explanation?"
     assert not any("AER of every way" in line for line in lines)
 

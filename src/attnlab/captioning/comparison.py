@@ -23,3 +23,15 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
     return {"scores": {name: float(value) for name, value in metrics.items()},
             "signature": signature, "images": images,
             "parameters": count_parameters(trained.model), "checkpoint": "best"}
+
+
+def findings(records: list[dict]) -> list[str]:
+    """The report's sentences on a captioning suite's members."""
+    lines = []
+    for record in records:
+        scores = record["scores"]
+        local = scores.get("localisation")
+        where = f", localisation {local:.1f}%" if local is not None else ""
+        lines.append(f"{record['label']}: BLEU-4 {scores.get('bleu4', float('nan')):.2f}"
+                     f"{where}.")
+    return lines

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from attnlab.eval.bleu import check_parallel, corpus_bleu
 
 DEFAULT_EDGES = (0, 10, 20, 30, 40, 50, math.inf)
+MIN_BUCKET = 10   # sentences: a bucket's BLEU on fewer says little about a model
 
 
 @dataclass(frozen=True)

@@ -29,3 +29,15 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
     return {"scores": {"perplexity": result.perplexity}, "parameters": count_parameters(
         trained.model), "checkpoint": result.checkpoint, "example": shown,
             "details": asdict(result)}
+
+
+def findings(records: list[dict]) -> list[str]:
+    """The report's sentences on a language-model suite's members."""
+    lines = []
+    for record in records:
+        lines.append(f"{record['label']}: test perplexity {record['scores']['perplexity']:.2f} "
+                     f"after {record['updates']:,} updates in {record['minutes']:.1f} minutes "
+                     f"({record.get('parameters', 0):,} parameters).")
+    best = min(records, key=lambda r: r["scores"]["perplexity"])
+    lines.append(f"Lowest perplexity: {best['label']}.")
+    return lines

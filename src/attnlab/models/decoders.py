@@ -53,6 +53,12 @@ class RecurrentDecoder(nn.Module):
     def start(self, encoded: EncoderOutput) -> DecoderState:
         raise NotImplementedError
 
+    def context_weight(self) -> Tensor | None:
+        """W (F, D): the first layer that reads the attention's context c_t = sum_j a_tj h_j,
+        its block for c_t, so that position j contributes a_tj W h_j to what comes next
+        (Kobayashi et al. 2020's norm-based reading); None without attention."""
+        return None
+
     def run(self, embedded: Tensor, state: DecoderState) -> Run:
         raise NotImplementedError
 
@@ -131,6 +137,13 @@ class BahdanauDecoder(RecurrentDecoder):
         self.readout = nn.Linear(hidden_dim + embedding_dim + key_dim, output_dim)
         self.output = OutputLayer(output_dim, vocab_size, self.embedding if tied else None)
         self.init_dim = init_dim
+        self.key_dim = key_dim
+
+    def context_weight(self) -> Tensor:
+        """The deep output's block for c_t, L's columns of [s_t; E y_{t-1}; c_t]: the layer
+        that turns the context into the next word (c_t also enters the next state's RNN input,
+        through gates whose norm means less)."""
+        return self.readout.weight[:, -self.key_dim:]  # (F, D)
 
     def start(self, encoded: EncoderOutput) -> DecoderState:
         backward_first = encoded.summary[:, -self.init_dim:]  # h_1(backward) (or forward last)
@@ -175,6 +188,11 @@ class LuongDecoder(RecurrentDecoder):
         self.combine = nn.Linear(key_dim + hidden_dim, output_dim, bias=False)  # W_c
         self.output = OutputLayer(output_dim, vocab_size, self.embedding if tied else None)
         self.input_feeding, self.output_dim = input_feeding, output_dim
+        self.key_dim = key_dim
+
+    def context_weight(self) -> Tensor:
+        """W_c's block for c_t in h~_t = tanh(W_c [c_t; h_t])."""
+        return self.combine.weight[:, : self.key_dim]  # (F, D)
 
     def start(self, encoded: EncoderOutput) -> DecoderState:
         memory = self.attention.memory(encoded.annotations, encoded.mask)

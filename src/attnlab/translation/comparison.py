@@ -13,7 +13,7 @@ import numpy as np
 from attnlab.eval import DEFAULT_EDGES
 from attnlab.models import count_parameters
 
-from .alignment import dates_gold, row_shift_aers, rwth_gold_for_run
+from .alignment import dates_gold, rwth_gold_for_run
 from .alignment.golds import within_reach
 from .evaluate import evaluate_run, read_pairs
 from .run import TranslationRun
@@ -55,20 +55,13 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
         # per pair, for the significance tests (attnlab.compare.stats.verdicts)
         alignment.update(counts=score.counts, baseline_counts=score.diagonal_counts)
     decoder = run.config.model.decoder.kind
-    check = _row_check(run, golds[0]) if golds and run.has_attention else None
     return {"scores": {"bleu": evaluation.scores.bleu, "chrf": evaluation.scores.chrf},
             "signature": evaluation.scores.bleu_signature,
             "hypotheses": evaluation.hypotheses, "references": list(references),
             "buckets": summary["buckets"], "alignments": summary["alignments"],
             "parameters": count_parameters(run.model), "checkpoint": run.checkpoint,
-            "attention_row": ATTENTION_ROWS.get(decoder), "row_check": check,
+            "attention_row": ATTENTION_ROWS.get(decoder),
             "example": _translation_example(run, example or _example_source(sources))}
-
-
-def _row_check(run, gold) -> dict:
-    """AER with target word t given the links of row t-1, t and t+1 (see row_shift_aers)."""
-    found = row_shift_aers(run, gold)
-    return {"gold": gold.name, "aer": {str(shift): value for shift, value in found.items()}}
 
 
 def _example_source(sources: list[str]) -> str:

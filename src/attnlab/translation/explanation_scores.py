@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from attnlab.errors import ConfigError
-from attnlab.explain.attribution import METHODS
+from attnlab.explain.methods import METHODS
 from attnlab.train.progress import progress_bar
 
 from .alignment import dates_gold, rwth_gold_for_run
 from .alignment.extractions import extraction_scores
 from .alignment.golds import within_reach
+from .alignment.readings import VERSION
 from .evaluate import read_pairs
 from .faithfulness import faithfulness, uniform_translations
 from .run import TranslationRun
@@ -33,6 +34,8 @@ from .run import TranslationRun
 # What an explain record computes unless the suite's `explain:` block says otherwise: pairs of
 # the gold and test sentences (the first ones), adversarial searches (the costliest test, 100
 # gradient steps per target step), integrated gradients' points.
+__all__ = ["DEFAULTS", "VERSION", "explanation_scores", "reverse_model"]
+
 DEFAULTS: dict[str, Any] = {"pairs": 200, "sentences": 100, "adversarial": 20, "steps": 16,
                             "methods": list(METHODS)}
 

@@ -156,13 +156,16 @@ def test_rwth_gold_with_some_multi30k():
 
 def test_both_directions_turns_the_reverse_links_round_and_joins_them():
     from attnlab.explain.methods import REVERSE
-    from attnlab.translation.alignment.extractions import both_directions
+    from attnlab.translation.alignment.readings import READINGS
 
     # Forward attention, rows = 3 target units over 3 source units: argmax 0, 1, 1.
     forward = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.2, 0.5, 0.3]])
     # The reverse model's, rows = source units over target units: argmax 0, 1, 2.
     backward = np.array([[0.9, 0.05, 0.05], [0.1, 0.7, 0.2], [0.1, 0.2, 0.7]])
-    found = both_directions(forward, backward)
+    views = {"attention": forward, "reverse": backward}
+    found = {name: READINGS[name].links(views, (3, 3)) for name in
+             (REVERSE, "attention, both directions intersected",
+              "attention, both directions grow-diag-final")}
     assert found[REVERSE] == {(0, 0), (1, 1), (2, 2)}            # (source, target)
     assert found["attention, both directions intersected"] == {(0, 0), (1, 1)}
     # Grown: the links of either next to a shared one whose word is not linked yet.

@@ -1,24 +1,9 @@
-"""Links from attention: the argmax and threshold links of a weight matrix, and the row check
-(row_shift_aers)."""
+"""Links from attention: the argmax and threshold links of a weight matrix."""
 
 import numpy as np
 import pytest
 
-from attnlab.translation.alignment import AlignmentSet, alignment_from_attention, from_attention
-
-
-def test_the_row_check_finds_a_row_labelled_one_step_off(monkeypatch):
-    """row_shift_aers: with predicted links equal to gold, row t wins; with every link moved
-    one target word later (an off-by-one labelling), row t+1 wins."""
-    gold_links = [frozenset({(0, 0), (1, 1), (2, 2), (3, 3)}), frozenset({(1, 0), (0, 1)})]
-    kept = [AlignmentSet(links, links) for links in gold_links]
-    for offset, best in ((0, 0), (1, 1)):
-        predicted = [{(i, t + offset) for i, t in links} for links in gold_links]
-        monkeypatch.setattr(from_attention, "_predicted_links",
-                            lambda *a, p=predicted: (p, kept, [(4, 4), (2, 2)], []))
-        found = from_attention.row_shift_aers(None, None)
-        assert min(found, key=found.get) == best
-        assert found[best] == 0.0 and all(v > 0 for k, v in found.items() if k != best)
+from attnlab.translation.alignment import alignment_from_attention, from_attention
 
 
 def test_argmax_and_threshold_alignment():

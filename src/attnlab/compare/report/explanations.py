@@ -1,74 +1,50 @@
-"""The report's answer to "is attention an alignment, is it an explanation?", member by member
-and across seeds, from the runs' explanation records (attnlab.compare.run.explain_records).
-
-Three claims of the survey's picture (Lilian Weng, "Attention? Attention!", 2018: draw the
-weights and you see which input each output came from), each tested per member across seeds by
-the test of attnlab.compare.stats.across_seeds, Holm-adjusted over the members of that claim:
-
-- attention is an alignment: its argmax links have a lower AER than the diagonal aligner on
-  the same gold pairs;
-- attention agrees with gradient attribution: Kendall's tau between a step's attention and the
-  magnitude of gradient x input over the source is above 0 on average;
-- the most attended position matters more than a random one: zeroing its weight (and
-  renormalising) changes the chosen token more often than zeroing a random other position's
-  (Serrano & Smith 2019).
-
-Beside them, as figures with their spread: every extraction's AER (attention, a threshold on
-it, each attribution's argmax, the rows one step shifted, a reverse model's and both directions
-joined), each tested across seeds against the diagonal's and against the member's own
-attention (Holm-adjusted per reference), the eflomal aligner's, the
-permutation and adversarial tests (Jain & Wallace 2019) and the quality lost with uniform
-attention (Wiegreffe & Pinter 2019).
-"""
+"""The report's answer to "is attention an alignment, is it an explanation?": the pages of the
+numbers attnlab.compare.stats.explanations computes from the runs' explanation records
+(attnlab.compare.run.explain_records), member by member and across seeds. Which page a suite
+gets is asked of its task's record (what its attention reads: the source, or itself)."""
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from attnlab.explain.methods import JOINED, LABELS, REVERSE
+from attnlab.explain.methods import LABELS
+from attnlab.recipes import RECIPES
 from attnlab.viz.report import html_table
 
 from ..run.explain_records import asked, explained_seeds, read_explanation
 from ..run.layout import RunOptions, read_record, seed_dir
-from ..stats.across_seeds import (
-    PAIRED_METHOD,
-    SeedComparison,
-    aer_scorer,
-    compare_across_seeds,
-    compare_paired_across_seeds,
-    holm,
+from ..stats.across_seeds import SeedComparison, aer_scorer
+from ..stats.explanations import (
+    AGAINST,
+    EXPLANATION_CLAIMS,
+    Explained,
+    against_zero,
+    agreement_stats,
+    extraction_stats,
+    flip_stats,
+    mean_or_zero,
+    permutation_stats,
+    perplexity,
+    perplexity_stats,
+    rate,
+    reading_names,
+    uniform_loss,
+    uniform_minus_own_perplexity,
 )
 from ..stats.seeds import spread
-from ..stats.verdicts import SAMPLES, PairTest, statistics
+from ..stats.verdicts import PairTest
 from ..suite.definition import Suite
 from .tables import markdown_table
 
-EXTRACTIONS = ("attention", "attention >= 0.3", "gradient", "integrated_gradients", "erasure",
-               REVERSE, *JOINED)
-CLAIMS = ("attention is an alignment (AER below the diagonal aligner's)",
-          "attention agrees with gradient attribution (Kendall's tau above 0)",
-          "the most attended position matters more than a random one (erasure flips)")
 RULE = ("Each claim is tested per member across its seeds (Welch's t over the seeds' scores "
         "with the test set's sentence noise added, as the pairwise tables), its p Holm-adjusted "
         "over the members tested for that claim: reproduced when significantly so (p < 0.05), "
         "not reproduced when significantly the other way, inconclusive otherwise.")
-
-
-@dataclass
-class Explained:
-    """One member's explanation records (one per explained seed) and its compare records."""
-
-    name: str
-    label: str
-    records: list[dict]
-    runs: list[dict]
-    tests: dict[str, PairTest] = field(default_factory=dict)   # claim -> its test
-    # (extraction, reference) -> its test against the diagonal or attention (extraction_tests)
-    readings: dict[tuple[str, str], PairTest] | None = None
 
 
 def gather_explained(suite: Suite, directory: Path, options: RunOptions) -> list[Explained]:
@@ -87,118 +63,27 @@ def gather_explained(suite: Suite, directory: Path, options: RunOptions) -> list
     return found
 
 
-def _stack(arrays: list[np.ndarray]) -> np.ndarray | None:
-    """(seeds, n, k), or None when the seeds' sentences differ in number."""
-    if not arrays or len({array.shape for array in arrays}) > 1:
-        return None
-    return np.stack(arrays)
-
-
-def extraction_stats(member: Explained, name: str) -> np.ndarray | None:
-    """Per seed, the per-pair AER counts of one extraction: (seeds, pairs, 4)."""
-    found = [record.get("extractions", {}).get("counts", {}).get(name)
-             for record in member.records]
-    if any(counts is None for counts in found):
-        return None
-    return _stack([np.asarray(counts, dtype=float).reshape(-1, 4) for counts in found])
-
-
-def flip_stats(member: Explained, which: str) -> np.ndarray | None:
-    """Per seed, per sentence, (steps that flipped, steps tested): (seeds, sentences, 2)."""
-    return _stack([np.stack([np.asarray(r["faithfulness"]["flips"][which], dtype=float),
-                             np.asarray(r["faithfulness"]["steps"], dtype=float)], axis=1)
-                   for r in member.records])
-
-
-def agreement_stats(member: Explained, method: str) -> np.ndarray | None:
-    """Per seed, per sentence, (tau, 1), or (0, 0) for a sentence without one."""
-    rows = []
-    for record in member.records:
-        taus = record["faithfulness"]["agreement"].get(method)
-        if taus is None:
-            return None
-        rows.append(np.asarray([[0.0, 0.0] if tau is None else [tau, 1.0] for tau in taus]))
-    return _stack(rows)
-
-
-def _test(a: np.ndarray, b: np.ndarray, scorer, member: Explained, metric: str,
-          label_b: str) -> PairTest:
-    comparison = compare_across_seeds(a, b, scorer, samples=SAMPLES, seed=12345)
-    return PairTest(member.name, label_b, metric, comparison, member.label, label_b)
-
-
-def claim_tests(members: list[Explained]) -> None:
-    """Each member's claims (member.tests: a translation's three, a language model's two),
-    Holm-adjusted per claim over the members; and for a translation every reading's tests
-    (member.readings), so that both pages print the same statistics, computed once."""
-    if not reads_itself(members):
-        extraction_tests(members)
-    for claim in SELF_CLAIMS if reads_itself(members) else CLAIMS:
-        tests = []
-        for member in members:
-            test = _claim_test(member, claim)
-            if test is not None:
-                member.tests[claim] = test
-                tests.append(test)
-        for test, adjusted in zip(tests, holm([t.comparison.p_value for t in tests]),
-                                  strict=True):
-            test.p_adjusted = adjusted
-
-
-def _claim_test(member: Explained, claim: str) -> PairTest | None:
-    if claim == CLAIMS[0]:
-        attention, diagonal = extraction_stats(member, "attention"), \
-            extraction_stats(member, "diagonal")
-        if attention is None or diagonal is None:
-            return None
-        return _test(attention, diagonal, aer_scorer, member, "aer", "the diagonal aligner")
-    if claim == CLAIMS[1]:
-        taus = agreement_stats(member, "gradient")
-        if taus is None:
-            return None
-        return _test(taus, np.zeros_like(taus) + [0.0, 1.0], _mean_or_zero, member,
-                     "Kendall's tau", "no agreement (tau 0)")
-    top, random = flip_stats(member, "top_attention"), flip_stats(member, "random")
-    if top is None or random is None:
-        return None
-    return _test(top, random, _rate, member, "erasure flip rate",
-                 "a random other position")
-
-
-def _mean_or_zero(sums: np.ndarray) -> np.ndarray:
-    return np.divide(sums[..., 0], sums[..., 1], out=np.zeros(sums.shape[:-1]),
-                     where=sums[..., 1] > 0)
-
-
-def _rate(sums: np.ndarray) -> np.ndarray:
-    return 100.0 * _mean_or_zero(sums)
-
-
 def claim_outcome(test: PairTest | None) -> str:
     if test is None:
         return "not measured"
     return {">": "reproduced", "<": "not reproduced"}.get(test.direction, "inconclusive")
 
 
-def claim_lines(members: list[Explained], claims: tuple[str, ...] = CLAIMS) -> list[str]:
+def claim_lines(members: list[Explained], claims: tuple[str, ...]) -> list[str]:
     """One line per member and claim: the outcome and what the test found."""
     lines = []
     for member in members:
         for claim in claims:
             test = member.tests.get(claim)
             found = test.finding if test is not None else "no record to test"
-            lines.append(f"{member.label}: {claim}: {claim_outcome(test)} ({found}).")
+            lines.append(f"{member.label}: {EXPLANATION_CLAIMS[claim].text}: "
+                         f"{claim_outcome(test)} ({found}).")
     return lines
 
 
-SHORT = ("attention is an alignment", "agrees with gradient x input",
-         "top attended matters more than random")
-
-
-def claim_rows(members: list[Explained], claims: tuple[str, ...] = CLAIMS,
-               short: tuple[str, ...] = SHORT) -> list[list[str]]:
+def claim_rows(members: list[Explained], claims: tuple[str, ...]) -> list[list[str]]:
     """Member x claim: the outcome, the difference and its interval, the adjusted p."""
-    rows = [["member", *short]]
+    rows = [["member", *(EXPLANATION_CLAIMS[claim].short for claim in claims)]]
     for member in members:
         row = [member.label]
         for claim in claims:
@@ -232,62 +117,21 @@ def _mean_sd(values: list[float], digits: int = 3) -> str:
 
 
 def aer_rows(members: list[Explained]) -> list[list[str]]:
-    """Member x extraction AER (mean ± sd over seeds), the diagonal's, the rows shifted."""
-    names = [name for name in EXTRACTIONS
-             if any(extraction_stats(m, name) is not None for m in members)]
-    rows = [["member", "seeds", *(LABELS.get(name, name) for name in names),
-             "attention, row t-1", "attention, row t+1", "diagonal"]]
+    """Member x reading AER (mean ± sd over seeds), the diagonal's last."""
+    names = [name for name in reading_names(members)
+             if name != "diagonal" and any(extraction_stats(m, name) is not None
+                                           for m in members)]
+    rows = [["member", "seeds", *(LABELS.get(name, name) for name in names), "diagonal"]]
     for member in members:
         row = [member.label, str(len(member.records))]
         for name in names:
             stats = extraction_stats(member, name)
             row.append("-" if stats is None else
                        _mean_sd(list(aer_scorer(stats.sum(axis=1)))))
-        for shift in ("-1", "1"):
-            checks = [run.get("row_check") or {} for run in member.runs]
-            row.append(_mean_sd([c["aer"][shift] for c in checks if shift in c.get("aer", {})]))
         diagonal = extraction_stats(member, "diagonal")
         row.append("-" if diagonal is None else f"{aer_scorer(diagonal[0].sum(axis=0)):.3f}")
         rows.append(row)
     return rows
-
-
-# Every reading of links against two references, across seeds: the diagonal aligner (does it
-# beat no model at all?) and the member's own argmax attention (does reading it another way
-# help?). Both sides of a test are readings of the same runs on the same pairs, so the test is
-# paired by run: what a run's training luck does to both readings cancels.
-AGAINST = ("diagonal", "attention")
-
-
-def extraction_tests(members: list[Explained]) -> dict[tuple[str, str, str], PairTest]:
-    """(member, extraction, reference) -> the test of extraction's AER minus the reference's,
-    across seeds; p Holm-adjusted over every test against the same reference in the table.
-    Each member keeps its own (member.readings)."""
-    found: dict[tuple[str, str, str], PairTest] = {}
-    own: dict[str, dict[tuple[str, str], PairTest]] = {member.name: {} for member in members}
-    for reference in AGAINST:
-        family = []
-        for member in members:
-            base = extraction_stats(member, reference)
-            for name in EXTRACTIONS:
-                stats = extraction_stats(member, name)
-                if (base is None or stats is None or name == reference
-                        or stats.shape != base.shape):   # not the same runs and pairs
-                    continue
-                label = "the diagonal aligner" if reference == "diagonal" else "attention"
-                comparison = compare_paired_across_seeds(stats, base, aer_scorer,
-                                                         samples=SAMPLES, seed=12345)
-                test = PairTest(member.name, label, "aer", comparison, member.label, label,
-                                method=PAIRED_METHOD)
-                found[(member.name, name, reference)] = test
-                own[member.name][(name, reference)] = test
-                family.append(test)
-        for test, adjusted in zip(family, holm([t.comparison.p_value for t in family]),
-                                  strict=True):
-            test.p_adjusted = adjusted
-    for member in members:
-        member.readings = own[member.name]
-    return found
 
 
 def _difference_cell(test: PairTest | None) -> str:
@@ -302,15 +146,13 @@ def _difference_cell(test: PairTest | None) -> str:
 
 
 def extraction_test_rows(members: list[Explained]) -> list[list[str]]:
-    """Member x extraction: AER (mean ± sd), minus the diagonal's and minus attention's with
+    """Member x reading: AER (mean ± sd), minus the diagonal's and minus attention's with
     their 95% intervals across seeds and Holm-adjusted p (member.readings, made by
-    claim_tests, or here when it has not run)."""
-    if any(member.readings is None for member in members):
-        extraction_tests(members)
+    claim_tests)."""
     rows = [["member", "reading", "seeds", "AER", "minus the diagonal's",
              "minus attention's"]]
     for member in members:
-        for name in EXTRACTIONS:
+        for name in reading_names(members):
             stats = extraction_stats(member, name)
             if stats is None:
                 continue
@@ -348,39 +190,27 @@ def faithfulness_rows(members: list[Explained]) -> list[list[str]]:
         row = [member.label]
         for which in ("top_attention", "random", "top_gradient"):
             stats = flip_stats(member, which)
-            row.append("-" if stats is None else _mean_sd(list(_rate(stats.sum(axis=1))), 1))
+            row.append("-" if stats is None else _mean_sd(list(rate(stats.sum(axis=1))), 1))
         for method in ("gradient", "integrated_gradients", "erasure"):
             stats = agreement_stats(member, method)
             row.append("-" if stats is None else
-                       _mean_sd(list(_mean_or_zero(stats.sum(axis=1))), 2))
+                       _mean_sd(list(mean_or_zero(stats.sum(axis=1))), 2))
         for key in ("permutation_tvd", "adversarial_jsd"):
             row.append(_mean_sd([float(np.mean(r["faithfulness"][key]))
                                  for r in member.records if r["faithfulness"][key]], 3))
-        row.append(uniform_loss(member))
+        row.append(_uniform_text(uniform_loss(member)))
         rows.append(row)
     return rows
 
 
-def uniform_loss(member: Explained) -> str:
+def _uniform_text(comparison: SeedComparison | None) -> str:
     """Own BLEU minus uniform attention's across seeds: "12.3 (95% CI 10.1 to 14.5)"."""
-    own = {"name": member.name, "task": "translation", "runs": member.runs}
-    flat = {"name": "uniform", "task": "translation",
-            "runs": [record["uniform"] for record in member.records]}
-    found = statistics(own, flat, "bleu")
-    if found is None:
+    if comparison is None:
         return "-"
-    comparison = compare_across_seeds(*found, samples=SAMPLES, seed=12345)
     interval = comparison.interval()
     if interval is None:
         return f"{comparison.difference:.1f} (one seed)"
     return f"{comparison.difference:.1f} (95% CI {interval[0]:.1f} to {interval[1]:.1f})"
-
-
-def gold_title(name: str) -> str:
-    """"the dates task's gold" / "the RWTH German-English gold" / the set's own name."""
-    if name.startswith("dates task gold"):
-        return "the dates task's gold"
-    return "the RWTH German-English gold" if "RWTH" in name else name
 
 
 def gold_line(members: list[Explained]) -> str:
@@ -388,7 +218,7 @@ def gold_line(members: list[Explained]) -> str:
     record = members[0].records[0]
     extractions = record.get("extractions")
     faith = record["faithfulness"]
-    gold = (f"AER on the first {extractions['pairs']} pairs of {gold_title(extractions['gold'])} "
+    gold = (f"AER on the first {extractions['pairs']} pairs of {extractions['gold']['title']} "
             f"(in {extractions['unit']}; {extractions['skipped']} left out: their units did "
             f"not match the gold's)" if extractions else "no gold alignments for these runs")
     settings = record["settings"]
@@ -402,13 +232,13 @@ def gold_line(members: list[Explained]) -> str:
             f"test set as the member was scored.")
 
 
-def explanation_html(members: list[Explained], eflomal: dict | None, command: str) -> str:
-    if not members:
-        return ""
-    if reads_itself(members):
-        return self_attention_html(members, command)
-    items = "".join(f"<li>{html.escape(line)}</li>" for line in claim_lines(members))
-    claims = html_table(claim_rows(members))
+SOURCE_CLAIMS = ("alignment", "agreement", "erasure")
+
+
+def source_html(members: list[Explained], eflomal: dict | None, command: str) -> str:
+    items = "".join(f"<li>{html.escape(line)}</li>"
+                    for line in claim_lines(members, SOURCE_CLAIMS))
+    claims = html_table(claim_rows(members, SOURCE_CLAIMS))
     return ("<h2>Is attention an alignment? Is it an explanation?</h2>"
             f"<p><b>Made by</b> <code>{html.escape(command)} --explain</code>. "
             f"{html.escape(gold_line(members))} Figures are mean ± sd over the seeds "
@@ -443,17 +273,14 @@ FAITHFULNESS_NOTE = (
     "(Wiegreffe & Pinter 2019), BLEU lost against the member's own, across seeds.")
 
 
-def explanation_markdown(members: list[Explained], eflomal: dict | None,
-                         command: str) -> list[str]:
-    if not members:
-        return []
-    if reads_itself(members):
-        return self_attention_markdown(members, command)
+def source_markdown(members: list[Explained], eflomal: dict | None, command: str) -> list[str]:
     return ["", "#### Is attention an alignment? Is it an explanation?", "",
             f"`{command} --explain`", "",
             gold_line(members) + " Figures are mean ± sd over the seeds (n in the table).", "",
-            markdown_table(claim_rows(members)), "", CLAIM_NOTE, "", "Every test in words:",
-            "", *(f"- {line}" for line in claim_lines(members)), "", f"Rule: {RULE}", "",
+            markdown_table(claim_rows(members, SOURCE_CLAIMS)), "", CLAIM_NOTE, "",
+            "Every test in words:", "",
+            *(f"- {line}" for line in claim_lines(members, SOURCE_CLAIMS)), "", f"Rule: {RULE}",
+            "",
             f"AER of every way to read links (lower is better). {AER_NOTE}", "",
             markdown_table(aer_rows(members)), "", aligner_line(eflomal), "",
             "Every reading against the diagonal and against attention, across seeds:", "",
@@ -467,32 +294,7 @@ def explanation_markdown(members: list[Explained], eflomal: dict | None,
 # earlier words. No source and no gold, so no AER: the two claims that apply, tested as above,
 # and the faithfulness figures with their 95% intervals across seeds.
 
-SELF_CLAIMS = (CLAIMS[1],
-               "the most attended earlier word matters more than a random one (erasure flips)")
-SELF_SHORT = ("agrees with gradient x input", "top attended earlier word matters more than random")
-
-
-def reads_itself(members: list[Explained]) -> bool:
-    """Whether the records are a language model's (self-attention), not a translation's."""
-    return bool(members) and members[0].records[0].get("task") == "lm"
-
-
-def perplexity_stats(member: Explained, which: str) -> np.ndarray | None:
-    """Per seed, per test sentence, (nll, tokens) read with `which` attention ("own",
-    "uniform"): (seeds, sentences, 2)."""
-    return _stack([np.asarray(record["perplexity"][which], dtype=float).reshape(-1, 2)
-                   for record in member.records])
-
-
-def permutation_stats(member: Explained) -> np.ndarray | None:
-    """Per seed, per sentence, (mean median TVD, 1), or (0, 0) for a sentence without one."""
-    return _stack([np.asarray([[0.0, 0.0] if tvd is None else [tvd, 1.0]
-                               for tvd in record["faithfulness"]["permutation_tvd"]])
-                   for record in member.records])
-
-
-def _perplexity(sums: np.ndarray) -> np.ndarray:
-    return np.exp(sums[..., 0] / sums[..., 1])
+SELF_CLAIMS = ("agreement", "erasure, earlier word")
 
 
 def _interval(comparison: SeedComparison, digits: int) -> str:
@@ -505,14 +307,8 @@ def _interval(comparison: SeedComparison, digits: int) -> str:
 
 
 def _figure(stats: np.ndarray | None, scorer, digits: int) -> str:
-    """A figure's mean over the seeds with its 95% interval: the claims' test against a zero
-    figure on the same sentences (the seeds' spread and the sentences' noise)."""
-    if stats is None:
-        return "-"
-    zero = stats.copy()
-    zero[..., 0] = 0.0
-    return _interval(compare_across_seeds(stats, zero, scorer, samples=SAMPLES, seed=12345),
-                     digits)
+    """A figure's mean over the seeds with its 95% interval (stats.explanations.against_zero)."""
+    return "-" if stats is None else _interval(against_zero(stats, scorer), digits)
 
 
 def self_attention_rows(members: list[Explained]) -> list[list[str]]:
@@ -524,16 +320,16 @@ def self_attention_rows(members: list[Explained]) -> list[list[str]]:
              "uniform attention", "uniform minus own"]]
     for member in members:
         row = [member.label, str(len(member.records))]
-        row += [_figure(flip_stats(member, which), _rate, 1)
+        row += [_figure(flip_stats(member, which), rate, 1)
                 for which in ("top_attention", "random", "top_gradient")]
-        row.append(_figure(agreement_stats(member, "gradient"), _mean_or_zero, 2))
-        row.append(_figure(permutation_stats(member), _mean_or_zero, 3))
+        row.append(_figure(agreement_stats(member, "gradient"), mean_or_zero, 2))
+        row.append(_figure(permutation_stats(member), mean_or_zero, 3))
         own, flat = perplexity_stats(member, "own"), perplexity_stats(member, "uniform")
         for stats in (own, flat):
             row.append("-" if stats is None else
-                       _mean_sd(list(_perplexity(stats.sum(axis=1))), 2))
-        row.append("-" if own is None or flat is None else _interval(
-            compare_across_seeds(flat, own, _perplexity, samples=SAMPLES, seed=12345), 2))
+                       _mean_sd(list(perplexity(stats.sum(axis=1))), 2))
+        difference = uniform_minus_own_perplexity(member)
+        row.append("-" if difference is None else _interval(difference, 2))
         rows.append(row)
     return rows
 
@@ -571,10 +367,10 @@ SELF_FAITHFULNESS_NOTE = (
     "the seeds. Not run here: the adversarial attention search (Jain & Wallace 2019).")
 
 
-def self_attention_html(members: list[Explained], command: str) -> str:
+def self_attention_html(members: list[Explained], _: dict | None, command: str) -> str:
     items = "".join(f"<li>{html.escape(line)}</li>"
                     for line in claim_lines(members, SELF_CLAIMS))
-    claims = html_table(claim_rows(members, SELF_CLAIMS, SELF_SHORT))
+    claims = html_table(claim_rows(members, SELF_CLAIMS))
     return ("<h2>Is self-attention an explanation?</h2>"
             f"<p><b>Made by</b> <code>{html.escape(command)} --explain</code>. "
             f"{html.escape(self_attention_line(members))}</p>"
@@ -584,11 +380,30 @@ def self_attention_html(members: list[Explained], command: str) -> str:
             f"<p>{html.escape(SELF_FAITHFULNESS_NOTE)}</p>")
 
 
-def self_attention_markdown(members: list[Explained], command: str) -> list[str]:
+def self_attention_markdown(members: list[Explained], _: dict | None,
+                            command: str) -> list[str]:
     return ["", "#### Is self-attention an explanation?", "", f"`{command} --explain`", "",
             self_attention_line(members), "",
-            markdown_table(claim_rows(members, SELF_CLAIMS, SELF_SHORT)), "", SELF_CLAIM_NOTE,
+            markdown_table(claim_rows(members, SELF_CLAIMS)), "", SELF_CLAIM_NOTE,
             "", "Every test in words:", "",
             *(f"- {line}" for line in claim_lines(members, SELF_CLAIMS)), "", f"Rule: {RULE}",
             "", "Faithfulness:", "", markdown_table(self_attention_rows(members)), "",
             SELF_FAITHFULNESS_NOTE]
+
+
+@dataclass(frozen=True)
+class ExplanationPage:
+    """The explanation section of one kind of attention: its claims and its two pages."""
+
+    claims: tuple[str, ...]
+    html: Callable[[list[Explained], dict | None, str], str]
+    markdown: Callable[[list[Explained], dict | None, str], list[str]]
+
+
+# Keyed by what a task's attention reads (attnlab.recipes: Comparison.explanation_reads).
+PAGES = {"source": ExplanationPage(SOURCE_CLAIMS, source_html, source_markdown),
+         "itself": ExplanationPage(SELF_CLAIMS, self_attention_html, self_attention_markdown)}
+
+
+def explanation_page(suite: Suite) -> ExplanationPage:
+    return PAGES[RECIPES[suite.task].comparison.explanation_reads]

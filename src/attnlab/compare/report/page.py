@@ -7,7 +7,6 @@ import hashlib
 import html
 import json
 import platform
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import numpy as np
 import torch
 
 from attnlab.errors import UserError
+from attnlab.eval.buckets import MIN_BUCKET
 from attnlab.files import atomic_output
 from attnlab.recipes import RECIPES
 from attnlab.viz import comparison
@@ -23,18 +23,13 @@ from attnlab.viz.report import STYLE, data_uri, html_table
 from ..run.baseline import aligner_baseline
 from ..run.lock import report_lock
 from ..run.runner import RunOptions, read_record, seed_dir
+from ..stats.explanations import Explained, claim_tests
 from ..stats.seeds import aggregate
 from ..stats.verdicts import PairTest, Verdict, claim_verdict, matrix, pairwise
 from ..stats.verdicts import rules as rules_text
 from ..suite.definition import Suite
-from .explanations import (
-    Explained,
-    claim_tests,
-    explanation_html,
-    explanation_markdown,
-    gather_explained,
-)
-from .findings import MIN_BUCKET, findings
+from .explanations import explanation_page, gather_explained
+from .findings import findings
 from .papers import paper_aers
 from .tables import (
     markdown_table,
@@ -42,7 +37,6 @@ from .tables import (
     paper_rows,
     paper_tables,
     results_rows,
-    short_gold,
 )
 
 
@@ -149,13 +143,13 @@ def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Pa
     if not records:
         raise _none_finished(suite, directory)
     command = made_by(suite, directory, options)
-    baseline = aligner_baseline(suite, directory, options, records)
+    baseline = aligner_baseline(directory, options, records)
     vocabulary = vocabulary_check(directory, records)
     # The statistics once, for both pages: each is hundreds of resampling tests.
     verdict = claim_verdict(suite.expect, records)
     tests = pairwise(records, significance_metrics(suite, records))
     explained = gather_explained(suite, directory, options)   # `--explain`'s records
-    claim_tests(explained)
+    claim_tests(explained, explanation_page(suite).claims)
     page = report_page(suite, records, missing, command, baseline, verdict, tests, vocabulary,
                        explained)
     markdown = results_markdown(suite, records, missing, command, baseline, verdict, tests,
@@ -216,7 +210,8 @@ def report_page(suite: Suite, records: list[dict], missing: list[str], command: 
     parts.append("<h2>Results</h2>" + html_table(results_rows(suite.task, records)) + "".join(
         f"<p>{html.escape(note)}</p>" for note in table_notes(records)))
     parts.append(_significance_html(tests, records))
-    parts.append(explanation_html(explained or [], baseline, command))
+    if explained:
+        parts.append(explanation_page(suite).html(explained, baseline, command))
     parts.append(_seeds_html(suite, records))
     parts.append(_papers_html(suite, records))
     parts.extend(_figures(suite, records, command, baseline))
@@ -330,7 +325,7 @@ def _figure(png: bytes, caption: str, command: str) -> str:
 def _figures(suite: Suite, records: list[dict], command: str, baseline: dict | None
              ) -> list[str]:
     parts = ["<h2>Figures</h2>"]
-    if suite.task == "translation":
+    if any("buckets" in record for record in records):   # scored by source length
         parts.append(_length_figure(records, command))
     curves = {r["label"]: r["curves"][0] for r in records if r.get("curves") and r["curves"][0]}
     if curves:
@@ -385,16 +380,16 @@ def _aer_figures(records: list[dict], command: str, baseline: dict | None) -> li
     from .tables import gold_names
 
     parts = []
-    for gold in gold_names(records):
+    for gold, about in gold_names(records).items():
         values = {r["label"]: next((a["aer"] for a in r.get("alignments") or []
                                     if a["name"] == gold), None) for r in records}
         references = {}
-        if baseline and gold.startswith("RWTH") and baseline.get("aer") is not None:
+        if baseline and about["kind"] == "rwth" and baseline.get("aer") is not None:
             references[baseline["label"]] = baseline["aer"]
             references.update(paper_aers())
         errors = {r["label"]: a["spread"].sd for r in records for a in r.get("alignments") or []
                   if a["name"] == gold and a.get("spread") is not None and a["spread"].n > 1}
-        name = gold_title(gold)
+        name = about["title"]
         lines = "; dashed lines: other aligners" if references else ""
         whiskers = "; whiskers: the standard deviation over seeds" if errors else ""
         parts.append(_figure(comparison.bars_png(
@@ -403,12 +398,6 @@ def _aer_figures(records: list[dict], command: str, baseline: dict | None) -> li
             f"Alignment error rate of each member's argmax attention (forced decoding of the "
             f"reference) on {name}{lines}{whiskers}.", command))
     return parts
-
-
-def gold_title(name: str) -> str:
-    """A gold set's name without the machine's folders: 'RWTH de-en gold (/a/b/rwth)' ->
-    'RWTH de-en gold (rwth)'."""
-    return re.sub(r"\((/[^()]*/)?([^/()]+)\)", r"(\2)", name)
 
 
 def _panels(records: list[dict]):
@@ -437,20 +426,11 @@ def _rows_html(records: list[dict]) -> str:
     if not rows:
         return ""
     items = "".join(f"<li>{html.escape(row)}</li>" for row in sorted(rows))
-    checked = [r for r in records if r.get("row_check")]
-    table = ""
-    if checked:
-        header = ["member", "gold", "AER, row t-1", "AER, row t (used)", "AER, row t+1"]
-        body = [[r["label"], short_gold(r["row_check"]["gold"]),
-                 *(number(r["row_check"]["aer"][k], 3) for k in ("-1", "0", "1"))]
-                for r in checked]
-        table = ("<p>The check: AER when output word t takes the links of row t-1, t or t+1 "
-                 "of the forced decoding. If the rows were labelled one step off, a shifted "
-                 f"row would align better than row t.{_one_seed(checked)}</p>"
-                 + html_table([header, *body]))
     return ("<h2>Which attention row belongs to which output word</h2><p>In every heatmap and "
             "AER above, the row for output word t is the attention that produced it:</p>"
-            f"<ul>{items}</ul>{table}")
+            f"<ul>{items}</ul><p>The check, AER when output word t takes the links of row t-1 "
+            "or t+1 instead, is a reading of <code>--explain</code>, tested against row t "
+            "across seeds.</p>")
 
 
 def _members_html(records: list[dict]) -> str:
@@ -488,7 +468,8 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
         lines += [f"- {test.sentence}" for test in tests]
         for metric in dict.fromkeys(test.metric for test in tests):
             lines += ["", markdown_table(matrix(tests, records, metric))]
-    lines += explanation_markdown(explained or [], baseline, command)
+    if explained:
+        lines += explanation_page(suite).markdown(explained, baseline, command)
     if missing:
         lines += ["", f"Not finished: {', '.join(missing)}."]
     return "\n".join(lines) + "\n"

@@ -19,19 +19,19 @@ def number(value, digits: int = 2) -> str:
     return f"{value:,.{digits}f}"
 
 
-def gold_names(records: list[dict]) -> list[str]:
-    """The gold sets any member was scored on, in first-seen order."""
-    names: list[str] = []
+def gold_names(records: list[dict]) -> dict[str, dict]:
+    """The gold sets any member was scored on, in first-seen order: name -> its record
+    (GoldSet.record: kind, title, short)."""
+    golds: dict[str, dict] = {}
     for record in records:
         for alignment in record.get("alignments") or []:
-            if alignment["name"] not in names:
-                names.append(alignment["name"])
-    return names
+            golds.setdefault(alignment["name"], alignment["gold"])
+    return golds
 
 
-def short_gold(name: str) -> str:
-    return "AER RWTH" if name.startswith("RWTH") else "AER dates" if "dates" in name else \
-        f"AER {name}"
+def gold_column(alignment: dict) -> str:
+    """The results table's column of a gold set: "AER RWTH", "AER dates"."""
+    return f"AER {alignment['gold']['short']}"
 
 
 def results_rows(task: str, records: list[dict]) -> list[list[str]]:
@@ -43,14 +43,15 @@ def results_rows(task: str, records: list[dict]) -> list[list[str]]:
                if any(column[1] in record.get("scores", {}) or text(record, column[1], column[2])
                       for record in records)] or list(RECIPES[task].comparison.columns[:1])
     # One column per kind of gold set (a member may have scored a subset of it).
-    golds = list(dict.fromkeys(short_gold(name) for name in gold_names(records)))
+    golds = list(dict.fromkeys(gold_column(alignment) for record in records
+                               for alignment in record.get("alignments") or []))
     seeded = any(record.get("seeds", 1) > 1 for record in records)
     header = ["member", *(name for name, _, _ in columns), "updates", "compute minutes",
               "ms/update", "parameters", *golds, *(["seeds"] if seeded else [])]
     rows = [header]
     for record in records:
         scores = record.get("scores", {})
-        aer = {short_gold(a["name"]): a for a in record.get("alignments") or []}
+        aer = {gold_column(a): a for a in record.get("alignments") or []}
         rows.append([record["label"], *(text(record, key, digits) or
                                          number(scores.get(key), digits)
                                          for _, key, digits in columns),

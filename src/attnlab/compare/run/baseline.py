@@ -6,24 +6,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from attnlab.errors import UserError
 from attnlab.files import atomic_output
 
-from ..suite.definition import Suite
 from .layout import RunOptions
 
 CACHE = "aligner.json"
 
 
-def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
-                     records: list[dict]) -> dict | None:
-    """{"label", "aer", "pairs"} for a German-English translation suite
-    whose members were scored on the RWTH gold; None otherwise. {"label", "aer": None,
-    "reason"} when the aligner cannot run here (eflomal not installed)."""
-    if suite.task != "translation":
-        return None
+def aligner_baseline(directory: Path, options: RunOptions, records: list[dict]) -> dict | None:
+    """{"label", "aer", "pairs"} for a suite whose members were scored on the RWTH gold (their
+    records say so); None otherwise. {"label", "aer": None, "reason"} when the aligner cannot
+    run here (eflomal not installed)."""
     from attnlab.translation.alignment import scored_on_rwth
 
     if not any(map(scored_on_rwth, records)):
@@ -40,7 +35,12 @@ def aligner_baseline(suite: Suite, directory: Path, options: RunOptions,
 
 def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> dict:
     from attnlab.recipes import load
-    from attnlab.translation.alignment import aligner_aer, rwth_gold_for_run, scored_on_rwth
+    from attnlab.translation.alignment import (
+        AlignableRun,
+        aligner_aer,
+        rwth_gold_for_run,
+        scored_on_rwth,
+    )
     from attnlab.translation.corpus import read_split
 
     from .layout import seed_dir
@@ -48,7 +48,8 @@ def _run_aligner(directory: Path, records: list[dict], options: RunOptions) -> d
     # A member scored on the RWTH gold gives the data (the same in every member); not simply
     # the first member, which is often the no-attention baseline that has no gold to find.
     scored = next(filter(scored_on_rwth, records))
-    run: Any = load(seed_dir(directory, scored["name"], scored.get("seed", 1)))  # translation
+    run = load(seed_dir(directory, scored["name"], scored.get("seed", 1)))
+    assert isinstance(run, AlignableRun)   # it was scored on a gold: it has attention to read
     gold = rwth_gold_for_run(run, options.rwth)
     if gold is None:
         return {"label": "statistical aligner (eflomal)", "aer": None,

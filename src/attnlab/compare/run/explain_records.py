@@ -46,8 +46,10 @@ def reverse_run(suite: Suite, directory: Path, member: Member, seed: int) -> Pat
 
 def asked(suite: Suite, directory: Path, member: Member, seed: int) -> dict:
     """What the recipe is asked to compute for one run: the explain block less its `seeds`,
-    and its reverse member once that run is finished (so the record is made again then)."""
+    its reverse member once that run is finished (so the record is made again then), and the
+    version of the task's explanation code (a record older code made is made again)."""
     block = {key: value for key, value in suite.explain.items() if key != "seeds"}
+    block["version"] = RECIPES[suite.task].comparison.explain_version
     reverse = reverse_run(suite, directory, member, seed)
     if reverse is not None:
         block["reverse"] = reverse.parent.name

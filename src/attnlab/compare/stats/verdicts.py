@@ -125,9 +125,11 @@ def _p_text(p: float | None) -> str:
 
 
 def aer_gold(record: dict) -> str | None:
-    """The gold set the claim's "aer" means: the dates gold when scored on it, else RWTH."""
-    names = [gold["name"] for gold in record.get("alignments") or []]
-    return next((name for name in names if "dates" in name), names[0] if names else None)
+    """The gold set the claim's "aer" means: the dates gold when scored on it, else the first
+    (RWTH); by its name, which the member's seeds share."""
+    golds = [score["gold"] | {"name": score["name"]} for score in record.get("alignments") or []]
+    return next((gold["name"] for gold in golds if gold["kind"] == "dates"),
+                golds[0]["name"] if golds else None)
 
 
 # The per-sentence statistics of a run's texts are costly (sacreBLEU's n-gram counts): a report
@@ -229,13 +231,15 @@ def statistics(a: dict, b: dict | None, metric: str):
         return None if stats_a is None or stats_b is None else (stats_a, stats_b, aer_scorer)
     if b is None:
         return None
-    if metric in ("bleu", "chrf") and a["task"] == "translation":
+    # A member whose runs kept their texts (a translation's) is tested on its sentences.
+    texts = all(run.get("hypotheses") for run in [*a["runs"], *b["runs"]])
+    if metric in ("bleu", "chrf") and texts:
         stats_a = _stacked([text_stats(run, metric) for run in a["runs"]])
         stats_b = _stacked([text_stats(run, metric) for run in b["runs"]])
         if stats_a is not None and stats_b is not None and stats_a.shape[1:] == stats_b.shape[1:]:
             return stats_a, stats_b, text_scorer(metric)
         return None
-    if metric == "exact_match" and a["task"] == "translation":
+    if metric == "exact_match" and texts:
         if not all("exact_match" in member.get("scores", {}) for member in (a, b)):
             return None  # not the runs' own metric (report.with_exact_match): nothing to test
         stats_a = _stacked([_exact(run) for run in a["runs"]])

@@ -17,7 +17,6 @@ from .from_attention import (
     argmax_links,
     attention_units,
     diagonal_links,
-    row_shift_aers,
     score_alignments,
 )
 from .golds import (
@@ -42,7 +41,7 @@ __all__ = [
     "align_corpus", "aligner_aer", "alignment_from_attention", "alignment_weights",
     "argmax_links", "attention_units", "choose_golds", "dates_gold", "dates_gold_path",
     "diagonal_links", "eflomal_links", "environment_rwth_dir", "forced_alignment",
-    "gold_from_file", "links_line", "read_corpus_links", "read_links", "row_shift_aers",
+    "gold_from_file", "links_line", "read_corpus_links", "read_links",
     "rwth_gold", "rwth_gold_for_run", "score_alignments", "scored_on_rwth", "sidecar",
     "symmetrise",
 ]

@@ -78,6 +78,7 @@ class AlignmentScore:
     diagonal_counts: list[list[int]] | None = field(default=None, repr=False)
     # The mean weight a target unit puts on the source's "</s>" (attention's only)
     end_share: float | None = None
+    gold: dict[str, str] = field(default_factory=dict)   # the gold set's record (GoldSet.record)
 
     def format(self) -> str:
         skipped = f" ({self.skipped} skipped: unit count mismatch)" if self.skipped else ""

@@ -138,4 +138,5 @@ def aligner_aer(gold: GoldSet, extra_pairs: Iterable[tuple[str, str]] = (), *,
     extra_text = f" + {len(extra):,} {extra_name} pairs" if extra else ""
     name = f"eflomal (both directions, {method}, lowercased) on {gold.name}{extra_text}"
     return AlignmentScore(name, aer(predicted, gold.alignments), pairs, 0, "words",
-                          method="a statistical aligner baseline, not attention")
+                          method="a statistical aligner baseline, not attention",
+                          gold=gold.record)

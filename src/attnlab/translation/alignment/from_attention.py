@@ -100,7 +100,7 @@ def score_alignments(run: AlignableRun, gold: GoldSet, *, batch_size: int = 64,
                           "characters" if run.character_level else "words",
                           counts=aer_counts(predicted, kept).tolist(),
                           diagonal_counts=aer_counts(diagonal, kept).tolist(),
-                          end_share=float(np.mean(ends)) if ends else None)
+                          end_share=float(np.mean(ends)) if ends else None, gold=gold.record)
 
 
 def gold_units(source: str, target: str, characters: bool) -> tuple[int, int]:
@@ -117,24 +117,6 @@ def diagonal_links(targets: int, sources: int) -> set[Link]:
         return set()
     scale = (sources - 1) / (targets - 1) if targets > 1 else 0.0
     return {(round(t * scale), t) for t in range(targets)}
-
-
-def row_shift_aers(run: AlignableRun, gold: GoldSet, shifts=(-1, 0, 1), *,
-                   batch_size: int = 64) -> dict[int, float]:
-    """AER when target unit t takes the links of attention row t + shift: a check that row t
-    is the one that produced unit t. With the rows right, shift 0 gives the lowest AER; an
-    off-by-one in how rows are labelled would make shift -1 or +1 win."""
-    predicted, kept, _, _ = _predicted_links(run, gold, batch_size)
-    found = {}
-    for shift in shifts:
-        moved = [{(i, t - shift) for i, t in links if 0 <= t - shift <= _last(links)}
-                 for links in predicted]
-        found[shift] = aer(moved, kept)
-    return found
-
-
-def _last(links: set[Link]) -> int:
-    return max((t for _, t in links), default=-1)
 
 
 def _predicted_links(run: AlignableRun, gold: GoldSet, batch_size: int,

@@ -32,12 +32,24 @@ GERMAN_ENGLISH = (("de", "en"), ("en", "de"))
 
 @dataclass
 class GoldSet:
-    """Sentence pairs with their gold alignments; links (source, target) 0-based."""
+    """Sentence pairs with their gold alignments; links (source, target) 0-based. name: the
+    set's full name (its folder, pairs left out); kind: "rwth", "dates" or "file", what the
+    front-ends ask instead of reading the name; title: how a reader is told which it is."""
 
     name: str
     sources: list[str]
     targets: list[str]
     alignments: list[AlignmentSet]
+    kind: str = "file"
+    title: str = ""
+    short: str = ""    # a table's column: "RWTH", "dates"
+
+    @property
+    def record(self) -> dict[str, str]:
+        """{"name", "kind", "title", "short"}: what every record scored on this set says of
+        it; a report groups and names gold sets by it, never by parsing `name`."""
+        return {"name": self.name, "kind": self.kind, "title": self.title or self.name,
+                "short": self.short or self.kind}
 
     def __post_init__(self):
         if not len(self.sources) == len(self.targets) == len(self.alignments):
@@ -58,7 +70,8 @@ def gold_from_file(path: str | os.PathLike, sources: list[str], targets: list[st
     1-indexed RWTH/TALP with `one_indexed`). `first_lines`: the pairs are the first lines of
     the file's corpus, so only that many lines of links are used."""
     links = read_links(path, one_indexed=one_indexed)
-    return GoldSet(str(path), sources, targets, links[: len(sources)] if first_lines else links)
+    return GoldSet(str(path), sources, targets, links[: len(sources)] if first_lines else links,
+                   title=f"the gold of {Path(path).name}", short=Path(path).name)
 
 
 def rwth_gold(directory: str | os.PathLike, *, reverse: bool = False) -> GoldSet:
@@ -77,7 +90,9 @@ def rwth_gold(directory: str | os.PathLike, *, reverse: bool = False) -> GoldSet
     if reverse:
         gold = [AlignmentSet(_flip(a.sure), _flip(a.possible)) for a in gold]
         sources, targets = targets, sources
-    return GoldSet(f"RWTH de-en gold ({directory})", sources, targets, gold)
+    title = "the RWTH German-English gold" + (", English-German" if reverse else "")
+    return GoldSet(f"RWTH de-en gold ({directory})", sources, targets, gold, "rwth", title,
+                   "RWTH")
 
 
 def _flip(links: frozenset[Link]) -> frozenset[Link]:
@@ -86,8 +101,8 @@ def _flip(links: frozenset[Link]) -> frozenset[Link]:
 
 def scored_on_rwth(record: dict) -> bool:
     """Whether an evaluation record (a run's `alignments`: AlignmentScore dicts) has an AER on
-    the RWTH gold set, whose names begin with "RWTH" (see rwth_gold)."""
-    return any(score["name"].startswith("RWTH") for score in record.get("alignments") or [])
+    the RWTH gold set."""
+    return any(score["gold"]["kind"] == "rwth" for score in record.get("alignments") or [])
 
 
 def dates_gold(run: AlignableRun, src_path: str | os.PathLike | None, sources: list[str],
@@ -109,7 +124,8 @@ def dates_gold(run: AlignableRun, src_path: str | os.PathLike | None, sources: l
                                    for a in ahead.alignments])
     else:
         gold = gold_from_file(path, sources, targets, first_lines=first_lines)
-    return replace(gold, name=f"dates task gold {gold.name}")
+    return replace(gold, name=f"dates task gold {gold.name}", kind="dates",
+                   title="the dates task's gold", short="dates")
 
 
 def within_reach(run: AlignableRun, gold: GoldSet, *, reverse: bool = False) -> GoldSet:

@@ -3,7 +3,7 @@ imports the Run, whose verbs (`align`, `evaluate`) call into it."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from attnlab.models import Seq2Seq
 
@@ -11,6 +11,7 @@ from ..config import RunConfig
 from ..corpus import Vocabularies
 
 
+@runtime_checkable
 class AlignableRun(Protocol):
     """A run whose attention can be read as links: its model, vocabularies and config."""
 

@@ -1,0 +1,251 @@
+"""The numbers of "is attention an alignment, is it an explanation?", member by member and across
+seeds, from the runs' explanation records (attnlab.compare.run.explain_records); the report's
+pages print them (attnlab.compare.report.explanations).
+
+- Claims of the survey's picture (Lilian Weng, "Attention? Attention!", 2018: draw the weights
+  and you see which input each output came from), one entry each in EXPLANATION_CLAIMS, each
+  tested per member across seeds by the test of across_seeds, Holm-adjusted over the members
+  of that claim: attention is an alignment (its argmax links have a lower AER than the diagonal
+  aligner on the same gold pairs); attention agrees with gradient attribution (Kendall's tau
+  between a step's attention and |gradient x input| is above 0 on average); the most attended
+  position matters more than a random one (zeroing its weight changes the chosen token more
+  often: Serrano & Smith 2019).
+- Every reading of links the records hold (attnlab.translation.alignment.readings), tested
+  against the diagonal aligner and against the member's own argmax attention, paired by run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .across_seeds import (
+    PAIRED_METHOD,
+    SeedComparison,
+    aer_scorer,
+    compare_across_seeds,
+    compare_paired_across_seeds,
+    holm,
+)
+from .verdicts import SAMPLES, PairTest, statistics
+
+SEED = 12345   # the bootstrap's, so that a report regenerates identically
+
+
+@dataclass
+class Explained:
+    """One member's explanation records (one per explained seed) and its compare records."""
+
+    name: str
+    label: str
+    records: list[dict]
+    runs: list[dict]
+    tests: dict[str, PairTest] = field(default_factory=dict)   # claim -> its test
+    # (reading, reference) -> its test against the diagonal or attention (reading_tests)
+    readings: dict[tuple[str, str], PairTest] | None = None
+
+
+def _stack(arrays: list[np.ndarray]) -> np.ndarray | None:
+    """(seeds, n, k), or None when the seeds' sentences differ in number."""
+    if not arrays or len({array.shape for array in arrays}) > 1:
+        return None
+    return np.stack(arrays)
+
+
+def extraction_stats(member: Explained, name: str) -> np.ndarray | None:
+    """Per seed, the per-pair AER counts of one reading: (seeds, pairs, 4)."""
+    found = [record.get("extractions", {}).get("counts", {}).get(name)
+             for record in member.records]
+    if any(counts is None for counts in found):
+        return None
+    return _stack([np.asarray(counts, dtype=float).reshape(-1, 4) for counts in found])
+
+
+def flip_stats(member: Explained, which: str) -> np.ndarray | None:
+    """Per seed, per sentence, (steps that flipped, steps tested): (seeds, sentences, 2)."""
+    return _stack([np.stack([np.asarray(r["faithfulness"]["flips"][which], dtype=float),
+                             np.asarray(r["faithfulness"]["steps"], dtype=float)], axis=1)
+                   for r in member.records])
+
+
+def agreement_stats(member: Explained, method: str) -> np.ndarray | None:
+    """Per seed, per sentence, (tau, 1), or (0, 0) for a sentence without one."""
+    rows = []
+    for record in member.records:
+        taus = record["faithfulness"]["agreement"].get(method)
+        if taus is None:
+            return None
+        rows.append(np.asarray([[0.0, 0.0] if tau is None else [tau, 1.0] for tau in taus]))
+    return _stack(rows)
+
+
+def perplexity_stats(member: Explained, which: str) -> np.ndarray | None:
+    """Per seed, per test sentence, (nll, tokens) read with `which` attention ("own",
+    "uniform"): (seeds, sentences, 2)."""
+    return _stack([np.asarray(record["perplexity"][which], dtype=float).reshape(-1, 2)
+                   for record in member.records])
+
+
+def permutation_stats(member: Explained) -> np.ndarray | None:
+    """Per seed, per sentence, (mean median TVD, 1), or (0, 0) for a sentence without one."""
+    return _stack([np.asarray([[0.0, 0.0] if tvd is None else [tvd, 1.0]
+                               for tvd in record["faithfulness"]["permutation_tvd"]])
+                   for record in member.records])
+
+
+def mean_or_zero(sums: np.ndarray) -> np.ndarray:
+    return np.divide(sums[..., 0], sums[..., 1], out=np.zeros(sums.shape[:-1]),
+                     where=sums[..., 1] > 0)
+
+
+def rate(sums: np.ndarray) -> np.ndarray:
+    return 100.0 * mean_or_zero(sums)
+
+
+def perplexity(sums: np.ndarray) -> np.ndarray:
+    return np.exp(sums[..., 0] / sums[..., 1])
+
+
+Scorer = Callable[[np.ndarray], np.ndarray]
+Sides = tuple[np.ndarray, np.ndarray, Scorer]
+
+
+@dataclass(frozen=True)
+class ExplanationClaim:
+    """text: the claim as stated; short: its column; metric and against: what is compared;
+    sides(member) -> (A's statistics, the reference's, their scorer), None when not measured."""
+
+    text: str
+    short: str
+    metric: str
+    against: str
+    sides: Callable[[Explained], Sides | None]
+
+
+def _alignment(member: Explained) -> Sides | None:
+    attention = extraction_stats(member, "attention")
+    diagonal = extraction_stats(member, "diagonal")
+    return None if attention is None or diagonal is None else (attention, diagonal, aer_scorer)
+
+
+def _agreement(member: Explained) -> Sides | None:
+    taus = agreement_stats(member, "gradient")
+    return None if taus is None else (taus, np.zeros_like(taus) + [0.0, 1.0], mean_or_zero)
+
+
+def _erasure(member: Explained) -> Sides | None:
+    top, random = flip_stats(member, "top_attention"), flip_stats(member, "random")
+    return None if top is None or random is None else (top, random, rate)
+
+
+EXPLANATION_CLAIMS: dict[str, ExplanationClaim] = {
+    "alignment": ExplanationClaim(
+        "attention is an alignment (AER below the diagonal aligner's)",
+        "attention is an alignment", "aer", "the diagonal aligner", _alignment),
+    "agreement": ExplanationClaim(
+        "attention agrees with gradient attribution (Kendall's tau above 0)",
+        "agrees with gradient x input", "Kendall's tau", "no agreement (tau 0)", _agreement),
+    "erasure": ExplanationClaim(
+        "the most attended position matters more than a random one (erasure flips)",
+        "top attended matters more than random", "erasure flip rate",
+        "a random other position", _erasure),
+    "erasure, earlier word": ExplanationClaim(
+        "the most attended earlier word matters more than a random one (erasure flips)",
+        "top attended earlier word matters more than random", "erasure flip rate",
+        "a random other position", _erasure),
+}
+
+
+def claim_tests(members: list[Explained], claims: tuple[str, ...]) -> None:
+    """Each member's tests of `claims` (keys of EXPLANATION_CLAIMS) in member.tests,
+    Holm-adjusted per claim over the members; and every reading's tests (member.readings), so
+    that both pages print the same statistics, computed once."""
+    reading_tests(members)
+    for key in claims:
+        claim, tests = EXPLANATION_CLAIMS[key], []
+        for member in members:
+            sides = claim.sides(member)
+            if sides is None:
+                continue
+            comparison = compare_across_seeds(*sides, samples=SAMPLES, seed=SEED)
+            member.tests[key] = PairTest(member.name, claim.against, claim.metric, comparison,
+                                         member.label, claim.against)
+            tests.append(member.tests[key])
+        for test, adjusted in zip(tests, holm([t.comparison.p_value for t in tests]),
+                                  strict=True):
+            test.p_adjusted = adjusted
+
+
+def reading_names(members: list[Explained]) -> list[str]:
+    """The readings the records hold, in the records' order (the registry's)."""
+    names: dict[str, None] = {}
+    for member in members:
+        for record in member.records:
+            names.update(dict.fromkeys(record.get("extractions", {}).get("counts", {})))
+    return list(names)
+
+
+# Every reading of links against two references, across seeds: the diagonal aligner (does it
+# beat no model at all?) and the member's own argmax attention (does reading it another way
+# help?). Both sides of a test are readings of the same runs on the same pairs, so the test is
+# paired by run: what a run's training luck does to both readings cancels.
+AGAINST = ("diagonal", "attention")
+
+
+def reading_tests(members: list[Explained]) -> dict[tuple[str, str, str], PairTest]:
+    """(member, reading, reference) -> the test of the reading's AER minus the reference's,
+    across seeds; p Holm-adjusted over every test against the same reference. Each member
+    keeps its own (member.readings)."""
+    found: dict[tuple[str, str, str], PairTest] = {}
+    own: dict[str, dict[tuple[str, str], PairTest]] = {member.name: {} for member in members}
+    names = reading_names(members)
+    for reference in AGAINST:
+        family = []
+        for member in members:
+            base = extraction_stats(member, reference)
+            for name in names:
+                stats = extraction_stats(member, name)
+                if (base is None or stats is None or name == reference
+                        or stats.shape != base.shape):   # not the same runs and pairs
+                    continue
+                label = "the diagonal aligner" if reference == "diagonal" else "attention"
+                comparison = compare_paired_across_seeds(stats, base, aer_scorer,
+                                                         samples=SAMPLES, seed=SEED)
+                test = PairTest(member.name, label, "aer", comparison, member.label, label,
+                                method=PAIRED_METHOD)
+                found[(member.name, name, reference)] = test
+                own[member.name][(name, reference)] = test
+                family.append(test)
+        for test, adjusted in zip(family, holm([t.comparison.p_value for t in family]),
+                                  strict=True):
+            test.p_adjusted = adjusted
+    for member in members:
+        member.readings = own[member.name]
+    return found
+
+
+def uniform_loss(member: Explained) -> SeedComparison | None:
+    """The member's own BLEU minus uniform attention's across seeds."""
+    task = member.runs[0]["task"]
+    own = {"name": member.name, "task": task, "runs": member.runs}
+    flat = {"name": "uniform", "task": task,
+            "runs": [record["uniform"] for record in member.records]}
+    found = statistics(own, flat, "bleu")
+    return None if found is None else compare_across_seeds(*found, samples=SAMPLES, seed=SEED)
+
+
+def against_zero(stats: np.ndarray, scorer: Scorer) -> SeedComparison:
+    """A figure's mean over the seeds with its interval: the test against a zero figure on the
+    same sentences (the seeds' spread and the sentences' noise)."""
+    zero = stats.copy()
+    zero[..., 0] = 0.0
+    return compare_across_seeds(stats, zero, scorer, samples=SAMPLES, seed=SEED)
+
+
+def uniform_minus_own_perplexity(member: Explained) -> SeedComparison | None:
+    own, flat = perplexity_stats(member, "own"), perplexity_stats(member, "uniform")
+    if own is None or flat is None:
+        return None
+    return compare_across_seeds(flat, own, perplexity, samples=SAMPLES, seed=SEED)

@@ -1,0 +1,113 @@
+"""Every way attnlab reads links off a model, one registry line each.
+
+A reading turns a pair's views into links. The views are (T, S) matrices over the gold's units
+(target units down, source units along; "</s>" left out), each merged to units as attention is
+(labels.merge_subwords): "attention"; each attribution ("gradient", "integrated_gradients",
+"erasure", attnlab.explain); "norm", attention weighted by the norm of what each source position
+contributes (value_norms.py); and "reverse", a model trained the other way, (S, T). A reading
+whose views a pair lacks is not read (no attribution asked, no reverse model, no attention).
+
+    READINGS["attention"].links(views, (T, S))      # {(source unit, target unit)}
+    readable(views)                                 # the names whose views are all there
+
+Adding a reading is its function and one line of READINGS (and its docs and tests): the
+explanation records store the names they hold, compare's report iterates the record, and
+VERSION, which the records carry, makes the records of older code be made again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnlab.explain.methods import JOINED, REVERSE
+
+from .aligner import symmetrise
+from .from_attention import alignment_from_attention, diagonal_links
+from .links import Link
+
+# Bump when a reading's code changes what it returns: explanation records of another version
+# are made again (attnlab.compare.run.explain_records).
+VERSION = 2
+
+THRESHOLD = 0.3   # attention >= this links: a second link where a row is split between two
+
+Views = Mapping[str, np.ndarray]
+Units = tuple[int, int]   # (target units T, source units S)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """needs: the views it reads; read(views, units) -> links (source unit, target unit)."""
+
+    needs: tuple[str, ...]
+    read: Callable[[Views, Units], set[Link]]
+
+    def links(self, views: Views, units: Units) -> set[Link]:
+        return self.read(views, units)
+
+
+def argmax_of(view: str) -> Reading:
+    """Each target unit to the source unit of largest magnitude in its row (Luong et al. 2015,
+    sec. 5.4, for attention; the same for an attribution's magnitude)."""
+    return Reading((view,), lambda views, _: _argmax(np.abs(views[view])))
+
+
+def rows_shifted(shift: int) -> Reading:
+    """Target unit t given the argmax links of attention row t + shift: a check that row t is
+    the one that produced unit t (with the rows right, shift 0, "attention", reads best)."""
+    def read(views: Views, units: Units) -> set[Link]:
+        links = _argmax(views["attention"])
+        return {(i, t - shift) for i, t in links if 0 <= t - shift < units[0]}
+    return Reading(("attention",), read)
+
+
+def threshold(views: Views, _: Units) -> set[Link]:
+    """Every pair with attention >= THRESHOLD."""
+    weights = views["attention"]
+    return alignment_from_attention(weights, "threshold", THRESHOLD) if weights.size else set()
+
+
+def reverse(views: Views, _: Units) -> set[Link]:
+    """The reverse model's argmax links (its rows are the gold's source units), turned round."""
+    return {(j, i) for i, j in _argmax(views["reverse"])}
+
+
+def joined(method: str) -> Reading:
+    """Both directions joined as a statistical aligner's are (Och & Ney 2003; Koehn et al.
+    2003; attnlab.translation.alignment.aligner.symmetrise)."""
+    return Reading(("attention", "reverse"), lambda views, units: symmetrise(
+        _argmax(views["attention"]), reverse(views, units), method))
+
+
+def diagonal(_: Views, units: Units) -> set[Link]:
+    """The trivial aligner beside every reading: unit t to the source unit at its relative
+    position."""
+    return diagonal_links(*units)
+
+
+READINGS: dict[str, Reading] = {
+    "attention": argmax_of("attention"),
+    f"attention >= {THRESHOLD:g}": Reading(("attention",), threshold),
+    "attention, row t-1": rows_shifted(-1),
+    "attention, row t+1": rows_shifted(+1),
+    "attention x value norm": argmax_of("norm"),
+    "gradient": argmax_of("gradient"),
+    "integrated_gradients": argmax_of("integrated_gradients"),
+    "erasure": argmax_of("erasure"),
+    REVERSE: Reading(("reverse",), reverse),
+    **{name: joined(method) for name, method in JOINED.items()},
+    "diagonal": Reading((), diagonal),
+}
+
+
+def readable(views: Views) -> list[str]:
+    """The readings whose views are all in `views`, in the registry's order."""
+    return [name for name, reading in READINGS.items()
+            if all(view in views for view in reading.needs)]
+
+
+def _argmax(weights: np.ndarray) -> set[Link]:
+    return alignment_from_attention(weights) if weights.size else set()
