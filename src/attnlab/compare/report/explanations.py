@@ -257,9 +257,10 @@ def source_html(members: list[Explained], eflomal: dict | None, command: str) ->
 
 AER_NOTE = (
     "Each is the argmax per target word of what it reads (attention >= 0.3: every source word "
-    "with that much weight), merged to the gold's units as attention is; the rows shifted one "
-    "step are the member's own row check on the whole gold; the diagonal aligner's is on the "
-    "same pairs.")
+    "with that much weight; row t-1 and t+1: word t given the links of the row before or after "
+    "its own; attention x value norm: the weight times the norm of what the source state adds, "
+    "Kobayashi et al. 2020), merged to the gold's units as attention is; the diagonal "
+    "aligner's is on the same pairs.")
 
 
 FAITHFULNESS_NOTE = (

@@ -54,27 +54,30 @@ class ExtractionScores:
                 "counts": self.counts}
 
 
+# Views read off the model beside attention and the attributions, each from the forced pair
+# and its attention over pieces (T, S) (present whenever these are called): name -> (T, S).
+DERIVED_VIEWS: dict[str, Callable[[AlignableRun, ForcedText, np.ndarray], np.ndarray]] = {
+    "norm": lambda run, pair, attention: norm_weighted(
+        attention, value_norms(run.model, pair.source_ids)),
+}
+
+
 def unit_views(run: AlignableRun, source: str, target: str, methods: Sequence[str],
                steps: int, characters: bool) -> dict[str, np.ndarray]:
-    """Attention and each attribution of the forced reference, merged to units (words, or the
-    characters of a character-level run), "</s>" left out: (T units, S units) each."""
+    """Attention, each attribution and each derived view of the forced reference, merged to
+    units (words, or the characters of a character-level run), "</s>" left out: (T units,
+    S units) each."""
     pair = ForcedText.of(run.vocabs.src, run.vocabs.tgt, source, target)
-    found = explain_pair(run.model, pair, methods=methods, steps=steps)
+    found = dict(explain_pair(run.model, pair, methods=methods, steps=steps).views)
+    if "attention" in found:
+        found |= {name: view(run, pair, found["attention"]) for name, view in DERIVED_VIEWS.items()}
     views = {}
-    for name, values in with_norm(run, pair.source_ids, found.views).items():
+    for name, values in found.items():
         magnitude = values if name == "attention" else np.abs(values)
         labelled = label(run.vocabs.src, run.vocabs.tgt, pair.source_pieces,
                          pair.target_pieces, magnitude)
         views[name] = alignment_weights(labelled, characters)
     return views
-
-
-def with_norm(run: AlignableRun, source_ids: Sequence[int],
-              views: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """`views` (pieces) and, where there is attention, the norm-based view beside it."""
-    if "attention" not in views:
-        return views
-    return {**views, "norm": norm_weighted(views["attention"], value_norms(run.model, source_ids))}
 
 
 def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str] = METHODS,
