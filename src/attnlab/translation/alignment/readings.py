@@ -4,8 +4,9 @@ A reading turns a pair's views into links. The views are (T, S) matrices over th
 (target units down, source units along; "</s>" left out), each merged to units as attention is
 (labels.merge_subwords): "attention"; each attribution ("gradient", "integrated_gradients",
 "erasure", attnlab.explain); "norm", attention weighted by the norm of what each source position
-contributes (value_norms.py); and "reverse", a model trained the other way, (S, T). A reading
-whose views a pair lacks is not read (no attribution asked, no reverse model, no attention).
+contributes (value_norms.py; extractions.DERIVED_VIEWS); and "reverse", a model trained the
+other way, (S, T). A reading whose views a pair lacks is not read (no attribution asked, no
+reverse model, no attention).
 
     READINGS["attention"].links(views, (T, S))      # {(source unit, target unit)}
     readable(views)                                 # the names whose views are all there
@@ -40,13 +41,10 @@ Units = tuple[int, int]   # (target units T, source units S)
 
 @dataclass(frozen=True)
 class Reading:
-    """needs: the views it reads; read(views, units) -> links (source unit, target unit)."""
+    """needs: the views it reads; links(views, units) -> {(source unit, target unit)}."""
 
     needs: tuple[str, ...]
-    read: Callable[[Views, Units], set[Link]]
-
-    def links(self, views: Views, units: Units) -> set[Link]:
-        return self.read(views, units)
+    links: Callable[[Views, Units], set[Link]]
 
 
 def argmax_of(view: str) -> Reading:
