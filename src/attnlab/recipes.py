@@ -36,6 +36,7 @@ from attnlab.train.trained import Run
 from attnlab.translation import comparison as translation_comparison
 from attnlab.translation import describe as translation_describe
 from attnlab.translation import explanation_scores as translation_explanation
+from attnlab.translation import findings as translation_findings
 
 # (column header, score key in a member's "scores", digits)
 ScoreColumn = tuple[str, str, int]
@@ -57,6 +58,13 @@ class Comparison:
     columns: tuple[ScoreColumn, ...]
     data_keys: Callable[[str], dict[str, str]] = lambda folder: {"data.dir": str(folder)}
     explain: Callable[..., dict[str, Any]] | None = None
+    # what its attention reads, which picks the report's explanation page and claims: "source"
+    # (a decoder over the source) or "itself" (self-attention over earlier words)
+    explanation_reads: str = "source"
+    # the report's sentences on the members (their records), else their main score listed
+    findings: Callable[[list[dict]], list[str]] | None = None
+    # the version of the code behind `explain`: a record another version made is made again
+    explain_version: int = 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +76,8 @@ class Recipe:
     architecture(model config): the model card's (part, what) rows; commands: verb -> the
     attnlab command that does it for this task ("train", "predict", "evaluate", "plot",
     "report"); uses: example commands and python: the same from Python (MODEL stands for the
-    folder); endpoint: the explorer's API route; comparison: what compare needs."""
+    folder); endpoint: the explorer's API route; comparison: what compare needs; data_title(the
+    config's data section): what a model card's title adds to `purpose` (" (de -> en)")."""
 
     name: str
     title: str
@@ -83,6 +92,7 @@ class Recipe:
     python: str
     endpoint: str
     comparison: Comparison
+    data_title: Callable[[Mapping[str, Any]], str] = lambda data: ""
 
     def load(self, path: str | os.PathLike | Sequence[str | os.PathLike],
              checkpoint: str | None = None, *, device: str | torch.device = "cpu") -> Run:
@@ -120,10 +130,13 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
               "attnlab report --run MODEL --src SOURCE --ref REFERENCE"),
         python='attnlab.load("MODEL").translate(["a sentence"], beam=5)[0].text',
         endpoint="/api/translate",
+        data_title=lambda data: f" ({data.get('src_lang')} -> {data.get('tgt_lang')})",
         comparison=Comparison(translation_comparison.comparison_scores, "bleu",
                               "validation BLEU", (("BLEU", "bleu", 2), ("chrF", "chrf", 2),
                                                   ("exact match %", "exact_match", 1)),
-                              explain=translation_explanation.explanation_scores)),
+                              explain=translation_explanation.explanation_scores,
+                              findings=translation_findings.findings,
+                              explain_version=translation_explanation.VERSION)),
     Recipe(
         name="captioning", title="captioning", purpose="image captioning",
         config_class=captioning.RunConfig, task_class=captioning.CaptionTask,
@@ -140,7 +153,8 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
         comparison=Comparison(captioning_comparison.comparison_scores, "bleu4",
                               "validation BLEU-4",
                               (("BLEU-1", "bleu1", 2), ("BLEU-4", "bleu4", 2),
-                               ("localisation %", "localisation", 1)), _captioning_data)),
+                               ("localisation %", "localisation", 1)), _captioning_data,
+                              findings=captioning_comparison.findings)),
     Recipe(
         name="lm", title="language-model", purpose="language modelling",
         config_class=lm.LMRunConfig, task_class=lm.LanguageModelTask,
@@ -155,7 +169,8 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
         endpoint="/api/read",
         comparison=Comparison(lm_comparison.comparison_scores, "perplexity",
                               "validation perplexity", (("test perplexity", "perplexity", 2),),
-                              explain=lm_explanation.explanation_scores)),
+                              explain=lm_explanation.explanation_scores,
+                              explanation_reads="itself", findings=lm_comparison.findings)),
 )}
 
 

@@ -59,7 +59,7 @@ from types import SimpleNamespace
 
 from attnlab.captioning import CaptioningRun
 from attnlab.captioning.data import load_image
-from attnlab.serve.images import open_upload, upload_pixels
+from attnlab.serve.images import open_upload
 
 
 def status(key):
@@ -78,8 +78,8 @@ for way, path, size, cap in json.loads(sys.argv[1]):
     try:
         if way == "upload":
             run = SimpleNamespace(config=SimpleNamespace(data=SimpleNamespace(image_size=size)))
-            square = lambda image: CaptioningRun.square_pixels(run, image)  # as serve's
-            pixels = upload_pixels(open_upload(data, 25_000_000), square)
+            # as the server's captioning Run decodes an upload
+            pixels = CaptioningRun.square_pixels(run, open_upload(data, 25_000_000))
         else:
             pixels = load_image(path, size)[0]
         assert pixels.shape == (size, size, 3), pixels.shape

@@ -51,8 +51,8 @@ def test_show_an_unknown_name_is_one_sentence_with_the_closest(capsys):
 
 @pytest.mark.parametrize("command, name, config_type", [
     (["train"], "dates-bahdanau", TranslationRunConfig),
-    (["lm", "train"], "lm-multi30k-lstmn", LMRunConfig),
-    (["caption", "train"], "shapes-soft.yaml", CaptionRunConfig),
+    (["train"], "lm-multi30k-lstmn", LMRunConfig),
+    (["train"], "shapes-soft.yaml", CaptionRunConfig),
 ])
 def test_train_takes_a_shipped_configs_name(command, name, config_type, tmp_path, monkeypatch,
                                             capsys):

@@ -17,11 +17,8 @@ COMMANDS = {
     "evaluate": ["evaluate", "--run", "RUN", "--output", "OUT"],
     "plot": ["plot", "--run", "RUN", "Zwei Männer", "--output", "OUT"],
     "report": ["report", "--run", "RUN", "--output", "OUT"],
-    "lm evaluate": ["lm", "evaluate", "--run", "RUN", "--output", "OUT"],
     "lm plot": ["lm", "plot", "--run", "RUN", "the cat", "--output", "OUT"],
     "caption predict": ["caption", "predict", "--run", "RUN", "image.png", "--output", "OUT"],
-    "caption evaluate": ["caption", "evaluate", "--run", "RUN", "--output", "OUT"],
-    "caption plot": ["caption", "plot", "--run", "RUN", "image.png", "--output", "OUT"],
 }
 # (command, the kind of run it is given, what it reads, the command that reads that run)
 WRONG_KIND = [
@@ -70,15 +67,24 @@ def test_lm_plot_of_a_captioning_run_says_what_it_reads(request, tmp_path, capsy
                    f"or a translation model with an LSTMN encoder\n")
 
 
-@pytest.mark.parametrize("command", ["evaluate", "plot", "lm evaluate", "caption evaluate",
-                                     "caption plot"])
+@pytest.mark.parametrize("command", ["evaluate", "plot"])
 @pytest.mark.parametrize("kind", sorted(RUN_FIXTURES))
 def test_evaluate_and_plot_read_a_run_of_any_task(command, kind, request, tmp_path, capsys):
-    # evaluate and plot (and their older spellings) read every task's run: the mistake left
+    # evaluate and plot read every task's run: the mistake left
     # is the output's, found before the run is loaded.
     _, out, err = refusal(command, kind, request, tmp_path, capsys)
     assert err.startswith(f"attnlab: error: cannot write {out}: its folder {out.parent} does "
                           f"not exist")
+
+
+@pytest.mark.parametrize("argv", [["caption", "train"], ["caption", "evaluate"],
+                                  ["caption", "plot"], ["lm", "train"], ["lm", "evaluate"]])
+def test_the_older_spellings_are_gone(argv, capsys):
+    # before the first release no command keeps a second name: attnlab train, evaluate, plot
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--help"])
+    assert exit_info.value.code == 2
+    assert f"unknown command {argv[1]!r}" in capsys.readouterr().err
 
 
 def test_lm_plot_reads_a_translation_run(deen_run, capsys):
@@ -105,8 +111,8 @@ def test_every_command_says_what_it_does():
         assert parser.description[0].isupper(), " ".join(path)
 
 
-READERS = [("translate",), ("evaluate",), ("plot",), ("report",), ("lm", "evaluate"),
-           ("lm", "plot"), ("caption", "predict"), ("caption", "evaluate"), ("caption", "plot")]
+READERS = [("translate",), ("evaluate",), ("plot",), ("report",), ("lm", "plot"),
+           ("caption", "predict")]
 SHARED = {"--run": "DIR", "--checkpoint": None, "--device": "DEVICE", "--beam": "K",
           "--batch-size": "N", "--output": "FILE", "--quiet": None}
 
@@ -130,8 +136,7 @@ def test_commands_that_read_a_run_share_one_grammar():
     assert seen["--checkpoint"][1].choices == ("best", "last")
     assert "best, else last" in seen["--checkpoint"][1].help
     # progress bars can be turned off wherever there is a long job
-    for path in [("translate",), ("evaluate",), ("report",), ("lm", "evaluate"),
-                 ("caption", "evaluate"), ("compare",)]:
+    for path in [("translate",), ("evaluate",), ("report",), ("compare",)]:
         assert any("--quiet" in action.option_strings for action in commands[path]._actions)
 
 
@@ -146,7 +151,7 @@ def test_plot_help_points_to_the_reading_figure(capsys):
     (["tranlsate"], "attnlab: error: unknown command 'tranlsate'; did you mean 'translate'?"),
     (["evalaute", "--run", "x"],
      "attnlab: error: unknown command 'evalaute'; did you mean 'evaluate'?"),
-    (["lm", "evalute"], "attnlab lm: error: unknown command 'evalute'; did you mean 'evaluate'?"),
+    (["lm", "plto"], "attnlab lm: error: unknown command 'plto'; did you mean 'plot'?"),
     (["caption", "predcit"],
      "attnlab caption: error: unknown command 'predcit'; did you mean 'predict'?"),
     (["translate", "--run", "x", "--checkpoint", "bset"],

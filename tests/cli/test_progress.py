@@ -23,9 +23,9 @@ def commands(runs, tmp_path):
         "report": (["report", "--run", runs["deen_run"], "--src", deen_data / "val.de", "--ref",
                     deen_data / "val.en", "--output", tmp_path / "r.html", "--samples", "1",
                     "--beam", "1", "--no-rwth"], "translating"),
-        "lm evaluate": (["lm", "evaluate", "--run", runs["lm_run"]], "perplexity"),
-        "caption evaluate": (["caption", "evaluate", "--run", runs["caption_run"], "--beam", "1"],
-                             "captioning"),
+        "evaluate lm": (["evaluate", "--run", runs["lm_run"]], "perplexity"),
+        "evaluate captioning": (["evaluate", "--run", runs["caption_run"], "--beam", "1"],
+                                "captioning"),
     }
 
 
@@ -46,8 +46,8 @@ def terminal(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", ["translate", "evaluate", "report", "lm evaluate",
-                                     "caption evaluate"])
+@pytest.mark.parametrize("command", ["translate", "evaluate", "report", "evaluate lm",
+                                     "evaluate captioning"])
 def test_a_bar_on_a_terminal_only_and_never_with_quiet(command, runs, tmp_path, monkeypatch,
                                                        capsys):
     argv, label = commands(runs, tmp_path)[command]

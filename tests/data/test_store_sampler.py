@@ -1,8 +1,5 @@
-"""The numpy sampler against plain loops: the same batches as the sampler it replaced (for a
-checkpoint that names no order, read through attnlab.train.formats), the same cuts for its own
-order, and its share under DDP."""
-
-import random
+"""The numpy sampler against plain loops: the same cuts for its own order, and its share under
+DDP."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -10,7 +7,6 @@ from hypothesis import strategies as st
 
 from attnlab.data.sampler import BucketBatchSampler, Pcg64Order, sort_keys
 from attnlab.train.distributed import DistContext, rank_batches
-from attnlab.train.formats import PythonOrder, upgrade_training_state
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -50,39 +46,10 @@ def reference_batches(lengths, batch_size, unit, shuffle, pool_batches, permutat
     return [batches[int(i)] for i in permutations.permutation(len(batches))]
 
 
-def legacy_shuffle_batches(lengths, batch_size, unit, pool_batches, seed, epoch):
-    """The first sampler exactly: random.Random shuffles of the lists themselves."""
-    rng = random.Random(f"{seed}/{epoch}")
-
-    class Shuffles:
-        @staticmethod
-        def permutation(n):
-            order = list(range(n))
-            rng.shuffle(order)
-            return order
-
-    return reference_batches(lengths, batch_size, unit, True, pool_batches, Shuffles())
-
-
 settings_strategy = dict(lengths=lengths_strategy, batch_size=st.integers(1, 90),
                          unit=st.sampled_from(["sentences", "tokens"]),
                          pool=st.integers(1, 4), seed=st.integers(-5, 5),
                          epoch=st.integers(0, 3))
-
-
-@FAST
-@given(**settings_strategy)
-def test_a_state_without_order_resumes_the_first_samplers_batches(lengths, batch_size, unit,
-                                                                  pool, seed, epoch):
-    sampler = BucketBatchSampler(lengths, batch_size, batch_unit=unit, seed=seed,
-                                 pool_batches=pool)
-    state = {**sampler.state_dict(), "epoch": epoch}
-    del state["order"]   # as the first sampler saved it, read as a checkpoint reads it
-    sampler.load_state_dict(upgrade_training_state({"sampler": state})["sampler"])
-    assert sampler.order == "python"
-    assert list(sampler) == legacy_shuffle_batches(lengths, batch_size, unit, pool, seed, epoch)
-    # and the run keeps that order: its next checkpoint names it
-    assert sampler.state_dict()["order"] == "python"
 
 
 @FAST
@@ -103,13 +70,6 @@ def test_pcg64_permutations_are_permutations_and_depend_on_seed_and_epoch():
     assert all(sorted(d) == list(range(1000)) for d in draws.values())
     assert len({tuple(d) for d in draws.values()}) == 4
     assert Pcg64Order(1, 0).permutation(1000).tolist() == draws[(1, 0)]
-    assert PythonOrder(1, 0).permutation(5).tolist() == legacy_permutation(1, 0, 5)
-
-
-def legacy_permutation(seed, epoch, n):
-    order = list(range(n))
-    random.Random(f"{seed}/{epoch}").shuffle(order)
-    return order
 
 
 def test_lengths_from_lists_and_arrays_give_one_sampler():

@@ -88,14 +88,14 @@ def test_resume_continues_exactly(text_dir, tmp_path, kind):
 
 @pytest.mark.slow
 def test_cli_prints_parameter_count_and_resumes(text_dir, tmp_path, capsys):
-    assert main(["lm", "train", str(write_yaml(tmp_path, tiny(text_dir))), "--run",
+    assert main(["train", str(write_yaml(tmp_path, tiny(text_dir))), "--run",
                  str(tmp_path / "run"), "--quiet", "--set", "train.max_steps=1"]) == 0
     out = capsys.readouterr().out
     model = build_language_model(tiny(text_dir).model, 4 + len(vocabulary()), max_len=101)
     assert f"model: lstmn, {count_parameters(model):,} parameters" in out
     assert "stopped after 1 steps" in out
     # Resuming needs no config: the run directory has it.
-    assert main(["lm", "train", "--run", str(tmp_path / "run"), "--resume", "--quiet",
+    assert main(["train", "--run", str(tmp_path / "run"), "--resume", "--quiet",
                  "--set", "train.max_steps=2"]) == 0
     assert "stopped after 2 steps" in capsys.readouterr().out
 
@@ -105,7 +105,7 @@ def test_training_into_a_trained_run_needs_resume_or_overwrite(lstmn_run, text_d
     run, _ = lstmn_run
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     capsys.readouterr()
-    assert main(["lm", "train", str(write_yaml(tmp_path, tiny(text_dir))), "--run", str(run),
+    assert main(["train", str(write_yaml(tmp_path, tiny(text_dir))), "--run", str(run),
                  "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"attnlab: error: {run} already holds a trained run with best/ (step ")
@@ -152,7 +152,7 @@ def write_yaml(directory, config):
     from attnlab.config import config_to_dict
 
     path = directory / "lm.yaml"
-    path.write_text(json.dumps(config_to_dict(config)))  # JSON is YAML
+    path.write_text(json.dumps({"task": "lm", **config_to_dict(config)}))  # JSON is YAML
     return path
 
 
@@ -164,9 +164,8 @@ def test_evaluate_prints_perplexity(lstmn_run, text_dir, capsys):
     assert result.tokens == (7 + 1) + (5 + 1)  # each sentence's </s> counts
     assert 1 < result.perplexity < 4 + len(vocabulary())
     assert loaded.evaluate().perplexity == result.perplexity  # data.test by default
-    for command in (["evaluate"], ["lm", "evaluate"]):  # lm evaluate: its older spelling
-        assert main([*command, "--run", str(run), "--text", str(text_dir / "test.txt")]) == 0
-        assert f"perplexity {result.perplexity:.2f}" in capsys.readouterr().out
+    assert main(["evaluate", "--run", str(run), "--text", str(text_dir / "test.txt")]) == 0
+    assert f"perplexity {result.perplexity:.2f}" in capsys.readouterr().out
 
 
 def test_validation_perplexity_equals_evaluate(lstmn_run, text_dir):

@@ -284,7 +284,7 @@ def test_bad_caption_forms_are_422(client, data, files, expected):
 
 def test_an_example_outside_the_test_split_is_422(client):
     detail = refused(client.post("/api/caption", json={"run": "shapes", "example": 3}), 422)
-    assert detail == "example must be between 0 and 2 (run shapes has 3 test images), got 3"
+    assert detail == "example must be between 0 and 2 (the run has 3 test images), got 3"
     refused(client.post("/api/caption", json={"run": "shapes", "example": -1}), 422)
     refused(client.post("/api/caption", json={"run": "shapes", "path": "/etc/passwd"}), 422)
 

@@ -66,13 +66,15 @@ def test_concurrent_requests_get_the_answers_they_get_alone(client):
 def test_requests_waiting_together_are_one_beam_search(make_client, monkeypatch):
     client = make_client(batch_window_ms=1)
     batches = []
-    original = service_module.translate_batch
+    original = service_module.answer_batch
 
-    def counted(run, decode, level, texts):
-        batches.append((decode.beam, decode.n_best, level, sorted(texts)))
-        return original(run, decode, level, texts)
+    def counted(run, requests):
+        first = requests[0]
+        batches.append((first.beam, first.nbest, first.level,
+                        sorted(request.text for request in requests)))
+        return original(run, requests)
 
-    monkeypatch.setattr(service_module, "translate_batch", counted)
+    monkeypatch.setattr(service_module, "answer_batch", counted)
     alone = {text: post(client, text).json() for text in SENTENCES}
     batches.clear()
     gate = Gate(client)
@@ -91,9 +93,9 @@ def test_requests_waiting_together_are_one_beam_search(make_client, monkeypatch)
 def test_max_batch_caps_a_batch(make_client, monkeypatch):
     client = make_client(max_batch=3)
     sizes = []
-    original = service_module.translate_batch
-    monkeypatch.setattr(service_module, "translate_batch", lambda run, *args: sizes.append(
-        len(args[-1])) or original(run, *args))
+    original = service_module.answer_batch
+    monkeypatch.setattr(service_module, "answer_batch", lambda run, requests: sizes.append(
+        len(requests)) or original(run, requests))
     gate = Gate(client)
     with ThreadPoolExecutor(len(SENTENCES)) as pool:
         answers = [pool.submit(post, client, text) for text in SENTENCES]

@@ -84,13 +84,14 @@ def test_foreign_checkpoints_are_refused(tmp_path):
         run_dir.load_checkpoint("best", model())
 
 
-def test_a_sampler_state_of_the_first_sampler_is_read_with_its_order(tmp_path):
-    # it named no order: train/formats.py reads it as the "python" order it was shuffled with
+def test_a_sampler_state_of_the_first_sampler_is_refused(tmp_path):
+    # it named no order: one sentence, to train again (no upgrade before the first release)
     run_dir = RunDir(tmp_path / "run")
     sampler = {"epoch": 2, "batches_done": 3, "seed": 1}
     run_dir.save_checkpoint("last", model(), SIGNATURE, training_state={"sampler": sampler})
-    state = run_dir.load_checkpoint("last", model(), SIGNATURE).training_state
-    assert state["sampler"] == {**sampler, "order": "python"}
+    with pytest.raises(CheckpointError, match=r"^the training state's sampler names no order, "
+                                              r"as an earlier attnlab wrote it: train it again"):
+        run_dir.load_checkpoint("last", model(), SIGNATURE)
 
 
 def test_config_round_trip(tmp_path):
@@ -102,8 +103,8 @@ def test_config_round_trip(tmp_path):
 
 
 def test_a_key_the_saved_signature_lacks_is_a_difference(tmp_path):
-    # No leniency for keys the saved side lacks: format upgrades (train/formats.py) say
-    # exactly what an older run means instead.
+    # No leniency for keys the saved side lacks: an older run is refused (train/formats.py),
+    # never read as meaning something.
     run_dir = RunDir(tmp_path)
     save(run_dir, model())
     for value in (None, False, 0, 3):
@@ -151,8 +152,8 @@ def test_checkpoints_written_before_the_hashes_are_refused(tmp_path):
     del meta["files"]
     meta["format_version"] = 1
     meta_path.write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match=r"last is in run format 1; this attnlab reads "
-                                              r"formats 2 to 3"):
+    with pytest.raises(CheckpointError, match=r"last is in run format 1, written by attnlab "
+                                              r"\S+; this attnlab reads format 3 only"):
         run_dir.load_checkpoint("last", model())
 
 

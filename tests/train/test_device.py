@@ -7,8 +7,8 @@ import pytest
 import torch
 from toy_task import ToyTask
 
-from attnlab.config import config_from_dict, load_config
-from attnlab.errors import ConfigError
+from attnlab.config import load_config
+from attnlab.errors import CheckpointError, ConfigError
 from attnlab.train import RunDir, TrainConfig, train
 from attnlab.train.config import ExperimentConfig
 from attnlab.train.device import resolve_device, to_device
@@ -73,13 +73,13 @@ def test_a_misspelt_device_is_refused_as_the_config_loads(name):
         TrainConfig(device=name)
 
 
-def test_an_older_runs_null_device_means_auto(no_gpu, tmp_path):
-    # an older run's config.json is read (train/formats.py) with "auto" itself, so that
-    # compare's identity check and resume see no difference; a config given today names one
+def test_an_older_runs_null_device_is_refused(no_gpu, tmp_path):
+    # what attnlab wrote before "auto": refused in one sentence, never read as something else
     run = RunDir(tmp_path / "run")
     run.write_config({"train": {"device": None}})
-    config = config_from_dict(run.read_config(), ExperimentConfig).train
-    assert config.device == "auto" and resolve_device(config.device) == torch.device("cpu")
+    with pytest.raises(CheckpointError, match=r"^config.json sets train.device to null, as an "
+                                              r"earlier attnlab wrote it: train it again"):
+        run.read_config()
     with pytest.raises(ConfigError, match="train.device must be a string, got None"):
         load_config({"train": {"device": None}}, ExperimentConfig)
     assert resolve_device(None) == torch.device("cpu")

@@ -50,7 +50,7 @@ def test_torchrun_hands_every_train_flag_to_attnlab_but_a_bare_run(capsys):
     head = ["--nnodes", "2", "--nproc_per_node", "1", "--rdzv_backend", "c10d",
             "--rdzv_endpoint", "host:29500", "-m", "attnlab"]
     commands = dict(train_commands(build_parser()))
-    assert {("train",), ("lm", "train"), ("caption", "train")} <= commands.keys()
+    assert ("train",) in commands
     for words, parser in commands.items():
         flags = [option for action in parser._actions for option in action.option_strings
                  if option not in ("-h", "--help", "--run")]

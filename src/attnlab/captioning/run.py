@@ -7,8 +7,11 @@
 
 from __future__ import annotations
 
+import base64
 import functools
+import io
 import os
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,11 +20,13 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 from PIL import Image
+from pydantic import BaseModel, Field
 
 from attnlab.data import Vocab, load_vocab
+from attnlab.errors import UserError
 from attnlab.models import Captioner, build_captioner, set_hard_decoding
 from attnlab.train.runs import listed, load_weights, open_run
-from attnlab.train.trained import Run
+from attnlab.train.trained import Request, Run, Upload, Whole, number
 
 from .config import DecodeConfig, RunConfig
 from .data import CaptionedImage, load_image, read_karpathy, square_pixels
@@ -71,6 +76,26 @@ class CaptionEvaluation:
         return None
 
 
+class CaptionExampleRequest(Request):
+    """Caption an uploaded image or a test image of the run's data."""
+
+    run: str = Field(description="a captioning run's name")
+    example: Whole = Field(description="which image of the run's test split to caption (0-based)")
+
+
+class CaptionResponse(BaseModel):
+    caption: str
+    tokens: list[str] = Field(description="the caption's words (no end token)")
+    attention: list[list[float]] = Field(description="one row per word, grid[0] * grid[1] "
+                                         "values in row-major order: where the word looked")
+    grid: list[int] = Field(description="[H, W] of the annotation grid")
+    image: str = Field(description="the square image the model saw, as a PNG data URL")
+
+
+# What Pillow raises for an image it cannot decode (struct.error: a file cut short).
+UNDECODABLE = (OSError, ValueError, SyntaxError, EOFError, struct.error)
+
+
 @dataclass(repr=False)
 class CaptioningRun(Run):
     """A captioning run's config, vocabulary and model (in eval mode)."""
@@ -81,6 +106,9 @@ class CaptioningRun(Run):
     evaluate_options: ClassVar[tuple[str, ...]] = ("split", "limit")
     plot_options: ClassVar[tuple[str, ...]] = ("hard_decoding",)
     plot_example: ClassVar[str] = "IMAGE.png"
+    request: ClassVar[type[Request]] = CaptionExampleRequest
+    response: ClassVar[type[BaseModel] | None] = CaptionResponse
+    uploads: ClassVar[bool] = True
 
     config: RunConfig
     model: Captioner
@@ -140,6 +168,45 @@ class CaptioningRun(Run):
         set_hard_decoding(self.model, decode.hard_attention)
         return caption_pixels(self.model, pixels, self.vocab, self.config.data, decode)
 
+    def answer_batch(self, requests: Sequence[Any]) -> list[dict[str, Any] | UserError]:
+        """{"caption", "tokens", "attention", "grid", "image"} per request (a test image's
+        number or an upload): the images that decode are captioned together."""
+        answers: list[dict[str, Any] | UserError] = []
+        pixels, readable = [], []
+        for index, request in enumerate(requests):
+            try:
+                pixels.append(self._request_pixels(request))
+                readable.append(index)
+                answers.append({})
+            except UserError as error:
+                answers.append(error)
+        if pixels:
+            captions = self.caption_pixels(torch.from_numpy(np.stack(pixels)))
+            for index, image, caption in zip(readable, pixels, captions, strict=True):
+                steps, height, width = caption.attention.shape  # (T, h, w)
+                answers[index] = {"caption": caption.text, "tokens": caption.words,
+                                  "attention": caption.attention.reshape(steps, -1).tolist(),
+                                  "grid": [height, width], "image": _png_data_url(image)}
+        return answers
+
+    def _request_pixels(self, request: Any) -> np.ndarray:
+        """The square the model sees of an upload, or of the request's test image."""
+        if isinstance(request, Upload):
+            try:
+                return self.square_pixels(request.image)
+            except UNDECODABLE as error:
+                reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+                raise UserError(f"the image cannot be decoded ({reason or type(error).__name__})"
+                                ) from None
+        try:
+            count = self.test_image_count()
+        except UserError as error:
+            raise UserError(f"the run cannot show its test images: {error}") from None
+        if not 0 <= request.example < count:
+            raise UserError(f"example must be between 0 and {count - 1} (the run has {count} "
+                            f"test images), got {number(request.example)}")
+        return self.test_image(request.example)
+
     def evaluate(self, *, split: str | None = None, limit: int | None = None,
                  decode: DecodeConfig | None = None, progress: bool = False,
                  log: Callable[[str], None] = print, **overrides: Any) -> CaptionEvaluation:
@@ -163,6 +230,13 @@ class CaptioningRun(Run):
         caption, path = plot_caption(self, example, Path(output),
                                      self.decode_settings(decode, **overrides))
         return [f"{example}\t{caption.text}", f"figure: {path}"]
+
+
+def _png_data_url(pixels: np.ndarray) -> str:
+    """(H, W, 3) uint8 -> "data:image/png;base64,..." (for the explorer to draw on)."""
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 @functools.lru_cache(maxsize=16)

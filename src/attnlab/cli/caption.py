@@ -1,6 +1,4 @@
-"""`attnlab caption predict` (the task's own verb) and `attnlab data shapes`; `caption train`,
-`caption evaluate` and `caption plot` are the older spellings of `attnlab train`, `evaluate`
-and `plot`."""
+"""`attnlab caption predict` (the task's own verb) and `attnlab data shapes`."""
 
 from __future__ import annotations
 
@@ -8,7 +6,6 @@ import argparse
 
 from attnlab.files import atomic_output, check_output_path
 
-from . import evaluate, plot
 from .options import (
     add_beam,
     add_hard_decoding,
@@ -16,9 +13,6 @@ from .options import (
     add_run_arguments,
     check_task,
 )
-from .train import add_alias
-
-TASK = ("captioning",)  # the runs these commands read
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,11 +20,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "caption", help="image captioning with soft/hard attention (Show, Attend and Tell)",
         description="Image captioning with soft or hard attention over a CNN's feature grid "
         "(Xu et al. 2015): caption images (predict). Training, scoring a split and drawing "
-        "where each word looks are attnlab train, evaluate and plot (train, evaluate and plot "
-        "here are their older spellings).")
+        "where each word looks are attnlab train, evaluate and plot.")
     commands = parser.add_subparsers(dest="caption_command", required=True, metavar="COMMAND")
-
-    add_alias(commands, "captioning")
 
     predict = commands.add_parser(
         "predict", help="caption images (beam search)",
@@ -41,13 +32,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     predict.add_argument("images", nargs="+", metavar="IMAGE", help="image files")
     add_output(predict, "write the caption lines to FILE (whole, at the end) instead of stdout")
     predict.set_defaults(func=run_predict)
-
-    evaluate_alias = commands.add_parser("evaluate", help="attnlab evaluate (its older "
-                                         "spelling): BLEU-1..4 and localisation")
-    evaluate.add_arguments(evaluate_alias)
-    plot_alias = commands.add_parser("plot", help="attnlab plot (its older spelling): where "
-                                     "each generated word looked")
-    plot.add_arguments(plot_alias)
 
 
 def add_shapes_parser(datasets: argparse._SubParsersAction) -> None:
@@ -74,12 +58,14 @@ def run_shapes(args: argparse.Namespace) -> int:
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    from attnlab.captioning.run import CaptioningRun
+    from attnlab.recipes import load
+    from attnlab.train.capabilities import Captions
 
-    check_task(args.run, args.checkpoint, "caption predict", TASK)
+    check_task(args.run, args.checkpoint, "caption predict")
     if args.output:
         check_output_path(args.output)  # before the model is loaded and run
-    trained = CaptioningRun.load(args.run, args.checkpoint, device=args.device)
+    trained = load(args.run, checkpoint=args.checkpoint, device=args.device)
+    assert isinstance(trained, Captions)  # check_task refused the runs of other tasks
     captioned = trained.caption(args.images, beam=args.beam,
                                 hard_attention=args.hard_decoding)
     lines = [f"{path}\t{caption.text}\n"

@@ -60,8 +60,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """evaluate's arguments (also those of its older spellings, caption evaluate and lm
-    evaluate)."""
     add_run_arguments(parser, several=True)
     add_decode_arguments(parser)
     parser.add_argument("--src", metavar="FILE", help="source lines, plain or .gz "

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from attnlab.errors import UserError
 from attnlab.explain.methods import METHODS, STEPS
@@ -44,17 +43,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.recipes import load, recipe_of_run
+    from attnlab.train.capabilities import Explains
     from attnlab.viz.heatmap import token_label  # a space shows as "␣", not as nothing
 
     run_class = recipe_of_run(args.run, args.checkpoint).run_class
-    if not run_class.explains:
+    if not issubclass(run_class, Explains):
         raise UserError(f"explain reads translation runs; {args.run} is {run_class.kind}")
     output = plot_path(args.output, args.run, "explain.png")
     if not str(output).lower().endswith(".png"):
         raise UserError(f"--output {output}: the explanation figure is a .png file")
     check_outputs({}, {"--output": output})
     overrides = {} if args.beam is None else {"beam": args.beam}
-    trained: Any = load(args.run, checkpoint=args.checkpoint, device=args.device)  # explains
+    trained = load(args.run, checkpoint=args.checkpoint, device=args.device)
+    assert isinstance(trained, Explains)  # its class was checked above
     found = trained.explain(args.sentence, args.target, methods=args.method or METHODS,
                             steps=args.steps, **overrides)
     found.save_png(output)

@@ -1,35 +1,27 @@
 """`attnlab lm plot`: the LSTMN's reading figure of a language model or of a translation model with
-an LSTMN encoder; `lm train` and `lm evaluate` are the older spellings of `attnlab train` and
-`evaluate`."""
+an LSTMN encoder (`attnlab plot` of a translation run draws its translation's attention)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from attnlab.errors import UserError
 from attnlab.files import check_output_path
 
-from . import evaluate
 from .options import (
     add_output,
     add_run_arguments,
     plot_path,
 )
-from .train import add_alias
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "lm", help="train and evaluate language models (LSTMN or LSTM); plot self-attention",
-        description="Language models: an LSTMN (Cheng et al. 2016) or a plain LSTM trained on "
-        "text, their perplexity, and the LSTMN's reading figure.")
+        "lm", help="the LSTMN's self-attention (of a language model or an LSTMN encoder)",
+        description="The reading figure of an LSTMN (Cheng et al. 2016): of a language model, "
+        "or of the encoder of a translation model. Training and perplexity are attnlab train "
+        "and attnlab evaluate.")
     commands = parser.add_subparsers(dest="lm_command", required=True, metavar="COMMAND")
-
-    add_alias(commands, "lm")
-    evaluate_alias = commands.add_parser(
-        "evaluate", help="attnlab evaluate (its older spelling): perplexity on a text file")
-    evaluate.add_arguments(evaluate_alias)
 
     plot = commands.add_parser(
         "plot", help="the LSTMN reading figure of a sentence and its weight matrix",
@@ -57,16 +49,18 @@ def run_plot(args: argparse.Namespace) -> int:
     """A language-model run, or a translation run with an LSTMN encoder (its meta.json says)."""
     from attnlab.lm.figure import plot_reading_to
     from attnlab.recipes import load, recipe_of_run
+    from attnlab.train.capabilities import Reads
 
     recipe = recipe_of_run(args.run, args.checkpoint)
-    if not recipe.run_class.reads:
+    if not issubclass(recipe.run_class, Reads):
         raise UserError(f"{args.run} holds {recipe.run_class.kind}; expected a language model "
                         f"or a translation model with an LSTMN encoder")
     output = plot_path(args.output, args.run, "self-attention.png")
     for path in (output, args.matrix):
         if path is not None:
             check_output_path(path)  # before the model is loaded
-    reader: Any = load(args.run, checkpoint=args.checkpoint, device=args.device)  # has read
+    reader = load(args.run, checkpoint=args.checkpoint, device=args.device)
+    assert isinstance(reader, Reads)  # its class was checked above
     reading = reader.read(args.sentence)
     figure, matrix = plot_reading_to(reading, args.run, output, args.matrix, args.layer)
     print(f"reading figure: {figure}\nweight matrix: {matrix}")

@@ -153,13 +153,12 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
                         "a terminal)")
 
 
-def check_task(run: str | None, checkpoint: str | None, command: str,
-               accepts: tuple[str, ...] = ("translation",)) -> None:
+def check_task(run: str | None, checkpoint: str | None, command: str) -> None:
     """One sentence when `run` is not a trained run (missing, a file, a folder of runs: see
-    attnlab.train.runs.not_a_run), or holds another task's model than `command` ("caption
-    plot") reads, naming the command that reads it; called before any other check or work,
-    so that nothing is written beside a folder that is not a run. A run that cannot be read
-    otherwise (a damaged meta.json) is left to the loading, which says so."""
+    attnlab.train.runs.not_a_run), or holds a model of a task whose record does not name
+    `command` ("caption predict") as its predict verb, naming the command that reads it; called
+    before any other check or work, so that nothing is written beside a folder that is not a
+    run. A run that cannot be read otherwise (a damaged meta.json) is left to the loading."""
     from attnlab.recipes import RECIPES
     from attnlab.train import RunDir, choose_checkpoint, run_task
 
@@ -170,12 +169,12 @@ def check_task(run: str | None, checkpoint: str | None, command: str,
         task = run_task(run, checkpoint)
     except UserError:
         return
-    if task is None or task in accepts or task not in RECIPES:
+    readers = [recipe for recipe in RECIPES.values()
+               if recipe.commands.get("predict") == f"attnlab {command}"]
+    if task not in RECIPES or not readers or RECIPES[task] in readers:
         return
-    verb = "predict" if command == "translate" else command.split()[-1]  # commands["predict"]
-    raise CheckpointError(f"{run} is a {RECIPES[task].title} run, not a "
-                          f"{RECIPES[accepts[0]].title} run; use "
-                          f"{RECIPES[task].commands[verb]} --run {run}")
+    raise CheckpointError(f"{run} is a {RECIPES[task].title} run, not a {readers[0].title} "
+                          f"run; use {RECIPES[task].commands['predict']} --run {run}")
 
 
 def check_runs(runs: list[str] | None, checkpoint: str | None, command: str) -> None:

@@ -45,7 +45,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """plot's arguments (also those of its older spellings, caption plot and lm plot)."""
     add_run_arguments(parser, required=False, several=True)
     parser.add_argument("sentence", nargs="?", metavar="EXAMPLE",
                         help="the sentence to translate or read, or the image to caption "

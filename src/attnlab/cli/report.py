@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from attnlab.errors import UserError
 from attnlab.files import check_outputs
@@ -37,13 +36,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnlab.recipes import load, recipe_of_run
+    from attnlab.train.capabilities import Reports
 
     recipe = recipe_of_run(args.run, args.checkpoint)
-    if not recipe.run_class.reports:
+    if not issubclass(recipe.run_class, Reports):
         raise UserError(f"{args.run} is a {recipe.title} run, which has no HTML report; use "
                         f"{recipe.commands['report']} --run {args.run}")
     check_outputs({"--src": args.src, "--ref": args.ref}, {"--output": args.output})
-    trained: Any = load(args.run, checkpoint=args.checkpoint, device=args.device)  # has report
+    trained = load(args.run, checkpoint=args.checkpoint, device=args.device)
+    assert isinstance(trained, Reports)  # its class was checked above
     path = trained.report(args.output or Path(args.run) / "report.html", src=args.src,
                           ref=args.ref, rwth=args.rwth, no_rwth=args.no_rwth, beam=args.beam,
                           samples=args.samples, progress=not args.quiet)

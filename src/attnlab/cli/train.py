@@ -22,8 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
-    """CONFIG, --run, --set, --resume, --overwrite, --quiet: shared by every `... train`
-    command."""
+    """CONFIG, --run, --set, --resume, --overwrite, --quiet."""
     parser.add_argument("config", nargs="?", metavar="CONFIG",
                         help="a YAML config file, or the name of a shipped config (attnlab "
                         "config list); optional with --resume")
@@ -46,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     """The config (a YAML file, a shipped config's name, or the run's own when resuming), its
     task's record, then attnlab.train.run_experiment(record.task_class, config, run_dir)."""
     from attnlab.configs import config_file
-    from attnlab.recipes import RECIPES, recipe_of_config, recipe_of_run
+    from attnlab.recipes import DEFAULT_TASK, RECIPES, recipe_of_config, recipe_of_run
     from attnlab.train import experiment_config, run_experiment
 
     if args.config is None and args.run is None:
@@ -56,22 +55,14 @@ def run(args: argparse.Namespace) -> int:
     # without --run there is a config (checked above)
     run_dir = args.run or str(Path("runs") / Path(cast(str, path)).stem)
     if path is not None:
-        recipe = recipe_of_config(path, args.overrides, getattr(args, "default_task", None))
+        recipe = recipe_of_config(path, args.overrides)
     elif args.resume and Path(run_dir).exists():
         recipe = recipe_of_run(run_dir, "last")
     else:
-        recipe = RECIPES["translation"]  # experiment_config says what is missing
+        recipe = RECIPES[DEFAULT_TASK]  # experiment_config says what is missing
     config = experiment_config(recipe.config_class, path, run_dir, args.overrides, args.resume)
     result = run_experiment(recipe.task_class, config, run_dir, resume=args.resume,
                             overwrite=args.overwrite, progress=not args.quiet)
     print(f"stopped after {result.steps} steps ({result.stopped_by}); run directory: {run_dir}")
     return 0
 
-
-def add_alias(commands: argparse._SubParsersAction, task: str) -> None:
-    """`attnlab caption train` / `attnlab lm train`: the older spellings of `attnlab train`,
-    for which a config without a task: key is of `task`."""
-    alias = commands.add_parser("train", help="attnlab train, for a config without a task: "
-                                f"key taken as task {task}")
-    add_train_arguments(alias)
-    alias.set_defaults(func=run, default_task=task)

@@ -39,11 +39,7 @@ def model_card(facts: CardFacts) -> str:
 
 
 def _title(facts: CardFacts) -> str:
-    data = facts.config.get("data", {})
-    title = facts.kind.purpose
-    if facts.kind.name == "translation":
-        title += f" ({data.get('src_lang')} -> {data.get('tgt_lang')})"
-    return title
+    return facts.kind.purpose + facts.kind.data_title(facts.config.get("data", {}))
 
 
 def _model(facts: CardFacts):

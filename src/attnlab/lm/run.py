@@ -9,17 +9,18 @@ the LSTMN reads.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import torch
+from pydantic import BaseModel, Field
 
 from attnlab.data import Vocab, load_vocab
 from attnlab.errors import DataError, UserError
 from attnlab.models import LanguageModel, build_language_model
 from attnlab.train.runs import listed, load_weights, open_run
-from attnlab.train.trained import Run
+from attnlab.train.trained import Request, Run
 from attnlab.viz import SentenceReading
 
 from .config import LMRunConfig
@@ -27,6 +28,19 @@ from .corpus import VOCAB_NAME, encode_text
 from .evaluate import PerplexityResult, text_perplexity
 from .reading import read_with_language_model
 from .task import TASK, model_signature
+
+
+class ReadRequest(Request):
+    """The LSTMN's self-attention while it reads a sentence."""
+
+    run: str = Field(description="a language-model run's name (an LSTMN)")
+    text: str = Field(description="the sentence to read; not blank, at most max_tokens pieces")
+
+
+class ReadResponse(BaseModel):
+    tokens: list[str] = Field(description='"<s>" then the sentence\'s pieces, in reading order')
+    weights: list[list[float]] = Field(description="step x step, the last layer: row t holds "
+                                       "step t's attention over the positions i < t")
 
 
 @dataclass(repr=False)
@@ -40,7 +54,8 @@ class LanguageModelRun(Run):
     evaluate_options: ClassVar[tuple[str, ...]] = ("text", "batch_size")
     plot_options: ClassVar[tuple[str, ...]] = ("matrix", "layer")
     plot_example: ClassVar[str] = '"A man is sleeping ."'
-    reads: ClassVar[bool] = True
+    request: ClassVar[type[Request]] = ReadRequest
+    response: ClassVar[type[BaseModel] | None] = ReadResponse
 
     config: LMRunConfig
     model: LanguageModel
@@ -69,6 +84,20 @@ class LanguageModelRun(Run):
         """What an LSTMN attends to reading <s> w_1 .. w_n: tokens and weights
         (layers, T, T), row t the weights over the tokens before t."""
         return read_with_language_model(self.model, self.vocab, sentence)
+
+    def pieces(self, text: str) -> int:
+        return len(self.vocab.tokenize(text))
+
+    def settle(self, request: ReadRequest, limits: Mapping[str, float]) -> ReadRequest:
+        if not self.reads_with_attention:
+            raise UserError(f"this is an {self.config.model.kind} language model; only an "
+                            f"LSTMN has self-attention to show")
+        return request
+
+    def answer(self, request: ReadRequest) -> dict[str, Any]:
+        """{"tokens", "weights"}: the reading's last layer, row t over positions i < t."""
+        reading = self.read(request.text)
+        return {"tokens": reading.tokens, "weights": reading.weights[-1].tolist()}
 
     def perplexity(self, lines: Iterable[str], *, batch_size: int | None = None,
                    progress: bool = False, source: str = "the lines") -> PerplexityResult:

@@ -26,26 +26,14 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
-from attnlab.recipes import RECIPES
+from attnlab.recipes import RECIPES, Recipe
 
 from .bodies import JSON, MULTIPART, read_body, require_media_type
 from .hosts import HostCheck, allowed_names
 from .limits import Limits
 from .problems import RequestError
 from .runs import load_runs
-from .schemas import (
-    CaptionExampleRequest,
-    CaptionResponse,
-    ErrorResponse,
-    ExplainRequest,
-    ExplainResponse,
-    ReadRequest,
-    ReadResponse,
-    RunInfo,
-    RunRequest,
-    TranslateRequest,
-    TranslateResponse,
-)
+from .schemas import ErrorResponse, ExplainRequest, ExplainResponse, RunInfo
 from .service import Service
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -115,13 +103,12 @@ def _body_schema(json: dict, form: dict | None = None) -> dict:
     return {"requestBody": {"required": True, "content": content}}
 
 
-def _request_schema(model: type[BaseModel], service: Service, task: str | None) -> dict:
-    """The model's JSON schema with what this server knows: its runs of `task` (by name; None:
-    the runs it explains) and its limits, so that the page at /docs offers them and a fuzzer
-    tries them."""
+def _request_schema(model: type[BaseModel], runs: list[str], service: Service) -> dict:
+    """The model's JSON schema with what this server knows: the names of the `runs` it takes
+    and its limits, so that the page at /docs offers them and a fuzzer tries them."""
     schema = model.model_json_schema()
     fields = schema["properties"]
-    fields["run"].update(_run_names(service, task))
+    fields["run"].update({"enum": runs} if runs else {})
     if "text" in fields:
         fields["text"]["minLength"] = 1
     beam = {"minimum": 1, "maximum": service.limits.max_beam}
@@ -135,19 +122,13 @@ def _request_schema(model: type[BaseModel], service: Service, task: str | None) 
     return schema
 
 
-def _upload_schema(service: Service) -> dict:
-    run = {"type": "string", "description": "a captioning run's name",
-           **_run_names(service, "captioning")}
+def _upload_schema(recipe: Recipe, runs: list[str]) -> dict:
+    run = {"type": "string", "description": f"a {recipe.title} run's name",
+           **({"enum": runs} if runs else {})}
     image = {"type": "string", "format": "binary",
              "description": "a PNG/JPEG/... image, at most max_upload_bytes and max_pixels"}
     return {"type": "object", "required": ["run", "image"],
             "properties": {"run": run, "image": image}}
-
-
-def _run_names(service: Service, task: str | None) -> dict:
-    names = [name for name, run in service.runs.items()
-             if run.task == task or (task is None and run.explains)]
-    return {"enum": names} if names else {}
 
 
 def _add_routes(app: FastAPI, service: Service) -> None:
@@ -172,55 +153,39 @@ def _add_routes(app: FastAPI, service: Service) -> None:
     async def list_runs():
         return JSONResponse([run.info() for run in service.runs.values()])
 
-    @app.post("/api/translate", response_model=TranslateResponse, responses=WORK_ERRORS,
-              summary="translate one sentence: n-best hypotheses with their attention",
-              openapi_extra=_body_schema(
-                  _request_schema(TranslateRequest, service, "translation")))
-    async def translate(request: Request):
-        require_media_type(request, JSON)
-        return JSONResponse(await service.translate(await read_body(request, cap)))
-
-    @app.post("/api/caption", response_model=CaptionResponse, responses=WORK_ERRORS,
-              summary="caption an uploaded image or a test image of the run's data",
-              openapi_extra=_body_schema(
-                  _request_schema(CaptionExampleRequest, service, "captioning"),
-                  _upload_schema(service)))
-    async def caption(request: Request):
-        require_media_type(request, JSON, MULTIPART)
-        body = await read_body(request, cap)
-        return JSONResponse(await service.caption(body, request.headers["content-type"]))
-
-    @app.post("/api/read", response_model=ReadResponse, responses=WORK_ERRORS,
-              summary="the LSTMN's self-attention while it reads a sentence",
-              openapi_extra=_body_schema(_request_schema(ReadRequest, service, "lm")))
-    async def read(request: Request):
-        require_media_type(request, JSON)
-        return JSONResponse(await service.read(await read_body(request, cap)))
-
     @app.post("/api/explain", response_model=ExplainResponse, responses=WORK_ERRORS,
               summary="attention beside gradient x input, integrated gradients and erasure of "
               "one translation (each costs a few to a few dozen translations)",
-              openapi_extra=_body_schema(_request_schema(ExplainRequest, service, None)))
+              openapi_extra=_body_schema(_request_schema(
+                  ExplainRequest, [name for name, run in service.runs.items() if run.explains],
+                  service)))
     async def explain(request: Request):
         require_media_type(request, JSON)
         return JSONResponse(await service.explain(await read_body(request, cap)))
 
-    # Every other task's endpoint, as its record names it: its Run's answer to a JSON request.
-    served = {getattr(route, "path", None) for route in app.routes}
-    for recipe in RECIPES.values():
-        if recipe.endpoint not in served:
-            _add_run_route(app, service, recipe.name, recipe.endpoint, recipe.purpose)
+    for recipe in RECIPES.values():  # each task's endpoint, as its record names it
+        _add_run_route(app, service, recipe)
 
 
-def _add_run_route(app: FastAPI, service: Service, task: str, endpoint: str,
-                   purpose: str) -> None:
+def _add_run_route(app: FastAPI, service: Service, recipe: Recipe) -> None:
+    """POST recipe.endpoint: a request its Run declares (JSON, or an image upload where the
+    Run takes one), answered by the Run."""
     cap = service.limits.max_upload_bytes
+    run_class = recipe.run_class
+    runs = [name for name, run in service.runs.items() if isinstance(run.loaded, run_class)]
+    media = (JSON, MULTIPART) if run_class.uploads else (JSON,)
+    form = _upload_schema(recipe, runs) if run_class.uploads else None
+    summary = (run_class.request.__doc__ or recipe.purpose).strip().splitlines()[0]
 
-    @app.post(endpoint, responses=WORK_ERRORS, summary=f"{purpose}: the run's answer",
-              openapi_extra=_body_schema(_request_schema(RunRequest, service, task)))
+    @app.post(recipe.endpoint, response_model=run_class.response, responses=WORK_ERRORS,
+              summary=summary[0].lower() + summary[1:].rstrip("."),
+              openapi_extra=_body_schema(_request_schema(run_class.request, runs, service),
+                                         form))
     async def answer(request: Request):
-        require_media_type(request, JSON)
-        return JSONResponse(await service.answer(task, await read_body(request, cap)))
+        require_media_type(request, *media)
+        body = await read_body(request, cap)
+        return JSONResponse(await service.answer(recipe, body,
+                                                 request.headers.get("content-type", "")))
 
 
 def _add_error_handlers(app: FastAPI) -> None:

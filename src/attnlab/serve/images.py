@@ -1,18 +1,15 @@
 """Uploaded images, in memory: their size read from the header before any pixel is decoded (a
-small file can declare a huge image: a decompression bomb), then the square the model sees
-(decoded and resized in memory in proportion to the image: see square_pixels), and that square
-as a PNG data URL for the page to draw attention on."""
+small file can declare a huge image: a decompression bomb). The Run that takes the upload
+decodes it into the square its model sees (captioning's square_pixels, in proportion to the
+image)."""
 
 from __future__ import annotations
 
-import base64
 import io
 import re
 import struct
 import warnings
-from collections.abc import Callable
 
-import numpy as np
 from PIL import Image
 
 from .problems import invalid, too_large
@@ -44,28 +41,7 @@ def open_upload(data: bytes, max_pixels: int) -> Image.Image:
     return image
 
 
-def upload_pixels(image: Image.Image, square: Callable[[Image.Image], np.ndarray]
-                  ) -> np.ndarray:
-    """An opened upload decoded and made the model's square by `square` (its Run's
-    square_pixels): (S, S, 3) uint8."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            return square(image)
-    except Image.DecompressionBombError:
-        raise too_large("the image is larger than the pixels this server decodes") from None
-    except UNREADABLE as error:
-        raise invalid(f"the image cannot be decoded ({reason(error)})") from None
-
-
 def reason(error: BaseException) -> str:
     """Pillow's message as a few words: its first line, without the repr of our buffer."""
     lines = _REPR.sub("", str(error)).strip().splitlines()
     return lines[0].rstrip(".") if lines and lines[0] else type(error).__name__
-
-
-def png_data_url(pixels: np.ndarray) -> str:
-    """(H, W, 3) uint8 -> "data:image/png;base64,..."."""
-    buffer = io.BytesIO()
-    Image.fromarray(pixels).save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")

@@ -31,9 +31,3 @@ def quoted(text: str, limit: int = 40) -> str:
     escaped = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
                       for c in shown)
     return f"'{escaped}'"
-
-
-def number(value: int) -> str:
-    """An integer a request sent, inside a detail: whole up to 12 digits, else how long it is."""
-    digits = str(abs(value))
-    return str(value) if len(digits) <= 12 else f"a number of {len(digits)} digits"

@@ -13,6 +13,7 @@ from attnlab.config import config_to_dict
 from attnlab.errors import ConfigError
 from attnlab.explain.attribution import METHODS
 from attnlab.recipes import recipe_of_run
+from attnlab.train.capabilities import Explains
 
 GRADIENT_FREE = "erasure"  # the one attribution that needs no gradient
 
@@ -40,7 +41,7 @@ class ServedRun:
     def explains(self) -> list[str]:
         """The attributions its Run's explain can compute here: none when its task has no
         explain, erasure alone in int8 (a quantized layer has no gradient), else all."""
-        if not self.loaded.explains:   # a class fact every Run declares
+        if not isinstance(self.loaded, Explains):
             return []
         return [GRADIENT_FREE] if self.quantized else list(METHODS)
 

@@ -1,6 +1,6 @@
-"""The explorer's requests, checked against the limits and handed to the micro-batcher:
-translate (batched beam search), caption (an upload or a test image), read (the LSTMN), explain
-(attention beside the attributions of one output, within a time budget).
+"""The explorer's requests, checked against the limits and handed to the micro-batcher: each
+task's endpoint (its Run's request, settled and answered by the Run), and explain (attention
+beside the attributions of one output, within a time budget).
 
 Every check that can refuse runs before a request joins the queue, so the worker only sees
 work it can do; a full queue is a 503 with Retry-After.
@@ -9,36 +9,26 @@ work it can do; a full queue is a 503 with Retry-After.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections.abc import Callable, Hashable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from attnlab.errors import ConfigError
-from attnlab.recipes import RECIPES
+from attnlab.errors import UserError
+from attnlab.recipes import RECIPES, Recipe
+from attnlab.train.capabilities import Explains
+from attnlab.train.trained import Upload, number
 
 from .batching import MicroBatcher, QueueFull
 from .bodies import parse_json, parse_multipart
-from .images import open_upload, upload_pixels
+from .images import open_upload
 from .limits import Limits
-from .problems import RequestError, invalid, number, quoted, too_large
+from .problems import RequestError, invalid, quoted, too_large
 from .runs import ServedRun
-from .schemas import (
-    CaptionExampleRequest,
-    ExplainRequest,
-    ReadRequest,
-    RunRequest,
-    TranslateRequest,
-)
-from .work import (
-    answer_batch,
-    caption_batch,
-    example_pixels,
-    explain_batch,
-    read_batch,
-    translate_batch,
-)
+from .schemas import ExplainRequest
+from .work import answer_batch, explain_batch
 
 RETRY_AFTER_S = 1
 # Texts up to this many characters are tokenised on the event loop (about a millisecond); a
@@ -55,43 +45,52 @@ class Service:
                                     window_s=limits.batch_window_ms / 1000,
                                     max_batch=limits.max_batch)
 
-    def run(self, name: str, task: str) -> ServedRun:
+    def run(self, name: str, recipe: Recipe) -> ServedRun:
         """The run called `name`: 404 when there is none, 422 when it is another task's."""
         if name not in self.runs:
             raise RequestError(404, f"unknown run {quoted(name)}; runs: {', '.join(self.runs)}")
         run = self.runs[name]
-        if run.task != task:
-            recipe = RECIPES[run.task]
-            raise invalid(f"run {name} is a {recipe.title} run; use {recipe.endpoint}")
+        if not isinstance(run.loaded, recipe.run_class):
+            other = RECIPES[run.task]
+            raise invalid(f"run {name} is a {other.title} run; use {other.endpoint}")
         return run
 
-    async def translate(self, body: bytes) -> dict:
-        request = parse_json(body, TranslateRequest)
-        run = self.run(request.run, "translation")
+    async def answer(self, recipe: Recipe, body: bytes, content_type: str) -> dict:
+        """A request of a task's endpoint (its Run's request in JSON, or an upload where the
+        Run takes one), checked against the limits, settled by the Run (a UserError is a
+        422), then answered in a batch of its Run's batch key."""
+        request, run = self._parse(recipe, body, content_type)
+        # the limits hold for these fields wherever a Run's request declares them: a search's
+        # width, a text
+        fields = {name: getattr(request, name) for name in type(request).model_fields}
         limit = self.limits.max_beam
-        for name, value in (("beam", request.beam), ("nbest", request.nbest)):
+        for name in ("beam", "nbest"):
+            value = fields.get(name)
             if value is not None and not 1 <= value <= limit:
                 raise invalid(f"{name} must be between 1 and {limit}, got {number(value)}")
-        try:   # the run's defaults and the request's choices, resolved and checked once
-            decode = run.loaded.config.decode.overridden(beam=request.beam, n_best=request.nbest)
-        except ConfigError as error:
+        if isinstance(fields.get("text"), str):
+            await self._check_text(run, fields["text"], run.loaded.pieces)
+        try:
+            request = run.loaded.settle(request, dataclasses.asdict(self.limits))
+            key = run.loaded.batch_key(request)
+        except UserError as error:
             raise invalid(str(error)) from None
-        if decode.beam > limit:  # the run's own beam, past the server's limit
-            decode = decode.overridden(beam=limit)
-        await self._check_text(run, request.text, run.loaded.vocabs.src)
-        work = functools.partial(translate_batch, run, decode, request.level)
-        return await self._submit(("translate", run.name, decode.beam, decode.n_best,
-                                   request.level), request.text, work)
+        return await self._submit((recipe.name, run.name, key), request,
+                                  functools.partial(answer_batch, run))
 
-    async def read(self, body: bytes) -> dict:
-        request = parse_json(body, ReadRequest)
-        run = self.run(request.run, "lm")
-        if run.config["model"]["kind"] != "lstmn":
-            raise invalid(f"run {run.name} is an {run.config['model']['kind']} language model; "
-                          f"only an LSTMN has self-attention to show")
-        await self._check_text(run, request.text, run.loaded.vocab)
-        return await self._submit(("read", run.name), request.text,
-                                  functools.partial(read_batch, run))
+    def _parse(self, recipe: Recipe, body: bytes, content_type: str) -> tuple[Any, ServedRun]:
+        """The request as its Run's request (or upload) and the run it names."""
+        if not (recipe.run_class.uploads
+                and content_type.lower().startswith("multipart/form-data")):
+            request = parse_json(body, recipe.run_class.request)
+            return request, self.run(request.run, recipe)
+        fields = parse_multipart(body, content_type)
+        missing = [name for name in ("run", "image") if name not in fields]
+        if missing:
+            raise invalid(f"the form lacks the field {quoted(missing[0])} (fields: run, image)")
+        run = self.run(fields["run"].decode("utf-8", "replace"), recipe)
+        image = open_upload(fields["image"], self.limits.max_pixels)  # the header only
+        return Upload(run=run.name, image=image), run
 
     def explaining(self, name: str) -> ServedRun:
         """The run called `name` if its Run explains: 404 when there is none, 422 when its
@@ -100,7 +99,8 @@ class Service:
             raise RequestError(404, f"unknown run {quoted(name)}; runs: {', '.join(self.runs)}")
         run = self.runs[name]
         if not run.explains:
-            tasks = [recipe.title for recipe in RECIPES.values() if recipe.run_class.explains]
+            tasks = [recipe.title for recipe in RECIPES.values()
+                     if issubclass(recipe.run_class, Explains)]
             raise invalid(f"run {name} is {run.loaded.kind}; /api/explain explains "
                           f"{' and '.join(tasks)} runs only")
         return run
@@ -120,9 +120,9 @@ class Service:
                           f"explain by {', '.join(run.explains)} only, not {unable[0]}")
         if not request.methods and not run.loaded.has_attention:
             raise invalid(f"run {run.name} has no attention: ask for at least one method")
-        await self._check_text(run, request.text, run.loaded.vocabs.src)
+        await self._check_text(run, request.text, run.loaded.pieces)
         if request.target is not None:
-            await self._check_text(run, request.target, run.loaded.vocabs.tgt, "target",
+            await self._check_text(run, request.target, run.loaded.target_pieces, "target",
                                    blank=True)
         decode = run.loaded.config.decode.overridden(n_best=1)  # the best translation only
         if decode.beam > self.limits.max_beam:
@@ -131,40 +131,15 @@ class Service:
         # a key of its own: explanations never wait for company, nor run in one batch
         return await self._submit(("explain", run.name, object()), request, work)
 
-    async def caption(self, body: bytes, content_type: str) -> dict:
-        """A multipart upload (fields `run`, `image`) or JSON {"run", "example"}."""
-        if content_type.lower().startswith("multipart/form-data"):
-            fields = parse_multipart(body, content_type)
-            missing = [name for name in ("run", "image") if name not in fields]
-            if missing:
-                raise invalid(f"the form lacks the field {quoted(missing[0])} (fields: run, image)")
-            run = self.run(fields["run"].decode("utf-8", "replace"), "captioning")
-            image = open_upload(fields["image"], self.limits.max_pixels)  # the header only
-            source = functools.partial(upload_pixels, image, run.loaded.square_pixels)
-        else:
-            request = parse_json(body, CaptionExampleRequest)
-            run = self.run(request.run, "captioning")
-            source = functools.partial(example_pixels, run, request.example)
-        return await self._submit(("caption", run.name), source,
-                                  functools.partial(caption_batch, run))
-
-    async def answer(self, task: str, body: bytes) -> dict:
-        """A request to the endpoint of a task without a form of its own in the explorer: its
-        Run's answer(request) (a UserError is a 422 naming what was wrong)."""
-        request = parse_json(body, RunRequest)
-        run = self.run(request.run, task)
-        fields = dict(request.model_extra or {})
-        return await self._submit((task, run.name), fields, functools.partial(answer_batch, run))
-
-    async def _check_text(self, run: ServedRun, text: str, vocab, field: str = "text",
-                          blank: bool = False) -> None:
+    async def _check_text(self, run: ServedRun, text: str, pieces: Callable[[str], int],
+                          field: str = "text", blank: bool = False) -> None:
         if len(text) <= INLINE_CHARS:
-            self._count_pieces(run, text, vocab, field, blank)
+            self._count_pieces(run, text, pieces, field, blank)
         else:
-            await run_in_threadpool(self._count_pieces, run, text, vocab, field, blank)
+            await run_in_threadpool(self._count_pieces, run, text, pieces, field, blank)
 
-    def _count_pieces(self, run: ServedRun, text: str, vocab, field: str = "text",
-                      blank: bool = False) -> None:
+    def _count_pieces(self, run: ServedRun, text: str, pieces: Callable[[str], int],
+                      field: str = "text", blank: bool = False) -> None:
         """422 for blank text (unless `blank`: a target may be the empty output); 413 past
         max_tokens pieces (or, for the source text, what the model can address)."""
         if not blank and not text.strip():
@@ -176,9 +151,9 @@ class Service:
         if words > limit:  # the count is then a lower bound, and says so
             raise too_large(f"{field} has at least {words:,} pieces (one a word), more than "
                             f"the {limit} run {run.name} accepts")
-        pieces = len(vocab.tokenize(text))
-        if pieces > limit:
-            raise too_large(f"{field} has {pieces:,} pieces, more than the {limit} run "
+        count = pieces(text)
+        if count > limit:
+            raise too_large(f"{field} has {count:,} pieces, more than the {limit} run "
                             f"{run.name} accepts")
 
     async def _submit(self, key: Hashable, item: Any, work: Callable) -> Any:

@@ -7,18 +7,20 @@ command line, the explorer, notebooks, `attnlab compare`, `attnlab.load`).
 
 Each task's Run subclasses `Run`: it says its task, what it is in a sentence ("a translation
 model"), its verbs (how to call each), and implements `load`, and `evaluate` / `plot` where the
-task has them. A front-end asks the Run, never the task's modules.
+task has them; its explorer endpoint is its `request` (a pydantic model) and its `answer`. A
+front-end asks the Run, never the task's modules.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol, Self
 
 import torch
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from torch import nn
 
 from attnlab.errors import UserError
@@ -38,6 +40,46 @@ class Evaluation(Protocol):
     def timing(self) -> str | None: ...
 
 
+class Request(BaseModel):
+    """A request of a task's explorer endpoint: the run's name and the fields its Run's answer
+    reads, each described for the API's page. Strict: unknown fields and wrong types are
+    refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    run: str = Field(description="the run's name, as GET /api/runs lists it")
+
+
+class OpenRequest(Request):
+    """The run's answer to any JSON object naming it (its Run declares no fields and checks
+    them itself)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class Upload(Request):
+    """A request made of an uploaded image (a form's `run` and `image`), for a Run whose
+    endpoint takes one: the image opened (a PIL image, its header read), not yet decoded."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    image: Any
+
+
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# An integer field, strict but for 16.0: JSON Schema's "integer" includes it (and clients that
+# hold every number as a float send it), while "16" and 2.5 stay refused.
+Whole = Annotated[int, BeforeValidator(_whole)]
+
+
+def number(value: int) -> str:
+    """An integer a request sent, inside a message: whole up to 12 digits, else how long it
+    is (a request may send 10**4000)."""
+    digits = str(abs(value))
+    return str(value) if len(digits) <= 12 else f"a number of {len(digits)} digits"
+
+
 @dataclass(repr=False)
 class Run:
     """A run directory (or exported model) loaded on a device: path, checkpoint ("best" or
@@ -54,9 +96,12 @@ class Run:
     plot_example: ClassVar[str] = "EXAMPLE"             # what plot draws, for a message
     quantizable: ClassVar[bool] = False  # .quantized("int8") applies
     ensembles: ClassVar[bool] = False    # load takes a list of runs (their ensemble)
-    reports: ClassVar[bool] = False      # it has .report(output, ...): an HTML page
-    reads: ClassVar[bool] = False        # it has .read(sentence): an LSTMN's reading
-    explains: ClassVar[bool] = False     # it has .explain(sentence): attention and attributions
+    # (what only some Runs do, explain, read, report..., is a Protocol: train/capabilities.py)
+    # Its explorer endpoint (the record's `endpoint`): the JSON body, the answer's shape (None:
+    # undocumented), and whether it also takes an image upload (an Upload request).
+    request: ClassVar[type[Request]] = OpenRequest
+    response: ClassVar[type[BaseModel] | None] = None
+    uploads: ClassVar[bool] = False
     _every_verb: ClassVar[set[str]] = set()
 
     path: Path
@@ -90,11 +135,35 @@ class Run:
         """The figure's file name in the run's plots/ folder when no output is given."""
         return "attention.png"
 
-    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The answer (JSON-ready) to a request of its task's explorer endpoint, the fields
-        other than "run"; a UserError says what was wrong with it. The shipped tasks' endpoints
-        have forms of their own and call their verbs (translate, caption, read)."""
+    def answer(self, request: Any) -> dict[str, Any]:
+        """The answer (JSON-ready) to one request of its explorer endpoint (a `request`, or an
+        Upload); a UserError says what was wrong with it."""
         raise UserError(f"this is {self.kind}, which answers no request of its own")
+
+    def settle(self, request: Any, limits: Mapping[str, float]) -> Any:
+        """The request as it will be answered, its defaults resolved within a server's
+        `limits` (max_beam, max_tokens...); a UserError refuses it before it waits for the
+        model."""
+        return request
+
+    def batch_key(self, request: Any) -> Hashable:
+        """Settled requests with equal keys may be answered together by answer_batch."""
+        return ()
+
+    def pieces(self, text: str) -> int:
+        """How many pieces the model reads of a request's `text` (a server limits them)."""
+        raise UserError(f"this is {self.kind}, which reads no text")
+
+    def answer_batch(self, requests: Sequence[Any]) -> list[dict[str, Any] | UserError]:
+        """The answers to requests of one batch_key, in order, or the UserError each earned;
+        one at a time unless the task's verb batches."""
+        answers: list[dict[str, Any] | UserError] = []
+        for request in requests:
+            try:
+                answers.append(self.answer(request))
+            except UserError as error:
+                answers.append(error)
+        return answers
 
     @property
     def description(self) -> str:

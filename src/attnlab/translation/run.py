@@ -17,30 +17,60 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Literal, cast
 
+import numpy as np
 import torch
+from pydantic import BaseModel, Field
 
-from attnlab.data.vocab import EOS_ID
 from attnlab.decode import Ensemble
 from attnlab.errors import CheckpointError, UserError
-from attnlab.explain.attribution import METHODS, STEPS
-from attnlab.explain.explanation import Explanation, explain_pair, method_names
+from attnlab.explain.explanation import Explanation, ForcedText, explain_pair, method_names
+from attnlab.explain.methods import METHODS, STEPS
 from attnlab.models import Seq2Seq, build_model
 from attnlab.models.quantize import quantize_int8
 from attnlab.train.runs import listed, load_weights, open_run
-from attnlab.train.trained import Run
+from attnlab.train.trained import Request, Run, Whole
 from attnlab.viz import SentenceReading
 
 from .config import DecodeConfig, RunConfig
 from .corpus import Vocabularies
 from .ensemble import check_same_vocabularies, with_member_attention
 from .evaluate import Evaluation
-from .labels import sentence_pieces
 from .translate import TranslationResult, iter_translate, translate
 from .unknown import UnknownWords, read_dictionary
 
 Dictionary = str | os.PathLike | Mapping[str, str] | None
+
+
+class TranslateRequest(Request):
+    """Translate one sentence: n-best hypotheses with their attention."""
+
+    run: str = Field(description="a translation run's name, as GET /api/runs lists it")
+    text: str = Field(description="the sentence to translate; not blank, at most max_tokens "
+                      "source pieces")
+    beam: Whole | None = Field(None, description="beam size, 1 (greedy) to max_beam; default: "
+                             "the run's decode.beam, raised to nbest")
+    nbest: Whole = Field(1, description="how many hypotheses to return, best first; at most beam")
+    level: Literal["word", "piece"] = Field(
+        "word", description="label attention by words (pieces of a word merged: source "
+        "columns summed, target rows averaged) or by the model's own pieces")
+
+
+class Hypothesis(BaseModel):
+    text: str = Field(description="the translation")
+    score: float = Field(description="log-probability divided by the GNMT length penalty; "
+                         "hypotheses are sorted by it, best first")
+    tokens: list[str] = Field(description='target words or pieces; "</s>" last when the '
+                              "hypothesis finished")
+    source_tokens: list[str] = Field(description='source words or pieces, "</s>" last')
+    attention: list[list[float]] | None = Field(
+        description="one row per target token, one column per source token: the weights that "
+        "produced the token (each row sums to 1); null for a model without attention")
+
+
+class TranslateResponse(BaseModel):
+    hypotheses: list[Hypothesis] = Field(description="the n-best list, best first")
 
 
 @dataclass(repr=False)
@@ -62,9 +92,8 @@ class TranslationRun(Run):
     plot_example: ClassVar[str] = '"Zwei Männer spielen Fußball."'
     quantizable: ClassVar[bool] = True
     ensembles: ClassVar[bool] = True
-    reports: ClassVar[bool] = True
-    reads: ClassVar[bool] = True        # with an LSTMN encoder (else read says so)
-    explains: ClassVar[bool] = True
+    request: ClassVar[type[Request]] = TranslateRequest
+    response: ClassVar[type[BaseModel] | None] = TranslateResponse
 
     config: RunConfig
     model: Seq2Seq
@@ -204,6 +233,32 @@ class TranslationRun(Run):
                             "model has none")
         return decode
 
+    def pieces(self, text: str) -> int:
+        return len(self.vocabs.src.tokenize(text))
+
+    def target_pieces(self, text: str) -> int:
+        """How many target pieces `text` is (explain's forced target)."""
+        return len(self.vocabs.tgt.tokenize(text))
+
+    def settle(self, request: TranslateRequest, limits: Mapping[str, float]) -> TranslateRequest:
+        """The request with the run's decode settings where it gives none, its beam at most
+        limits["max_beam"]."""
+        decode = self.decode_settings(beam=request.beam, n_best=request.nbest)
+        beam = min(decode.beam, int(limits.get("max_beam", decode.beam)))
+        return request.model_copy(update={"beam": beam, "nbest": decode.n_best})
+
+    def batch_key(self, request: TranslateRequest) -> tuple:
+        return request.beam, request.nbest, request.level
+
+    def answer_batch(self, requests: Sequence[TranslateRequest]
+                     ) -> list[dict[str, Any] | UserError]:
+        """{"hypotheses": [...]} per request, all in one batched beam search."""
+        first = requests[0]  # a batch shares beam, nbest and level (batch_key)
+        found = self.translate([request.text for request in requests], beam=first.beam,
+                               n_best=first.nbest, batch_size=len(requests))
+        return [{"hypotheses": [_hypothesis(h, first.level) for h in result.hypotheses]}
+                for result in found]
+
     def unknown_words(self, replace_unk: bool, dictionary: Dictionary) -> UnknownWords | None:
         """The replacement replace_unk asks for (None: none), its dictionary read."""
         if not replace_unk:
@@ -291,15 +346,13 @@ class TranslationRun(Run):
         if limit is not None and len(source_ids) + 1 > limit:
             raise UserError(f"the sentence has {len(source_ids) + 1} source positions (EOS "
                             f"included); this model reads at most {limit}")
+        vocabs = (self.vocabs.src, self.vocabs.tgt)
         if target is None:
             result = self.translate([sentence], decode, **overrides)[0]
-            text, target_ids = result.text, [i for i in result.tokens if i != EOS_ID]
+            pair = ForcedText.of(*vocabs, sentence, result.text, result.tokens)
         else:
-            text, target_ids = target, self.vocabs.tgt.encode(target)
-        target_pieces = [*(self.vocabs.tgt.id_to_piece(i) for i in target_ids), "</s>"]
-        return explain_pair(self.model, sentence, source_ids, text, target_ids,
-                            sentence_pieces(self.vocabs.src, sentence), target_pieces,
-                            methods=methods, steps=steps)
+            pair = ForcedText.of(*vocabs, sentence, target)
+        return explain_pair(self.model, pair, methods=methods, steps=steps)
 
     def read(self, sentence: str) -> SentenceReading:
         """How an LSTMN encoder reads `sentence`: tokens and weights (layers, S, S)."""
@@ -326,6 +379,19 @@ class TranslationRun(Run):
                                 src_path=src_path, ref_path=ref, decode=decode,
                                 samples=samples, golds=[gold] if gold is not None else [],
                                 progress=progress)
+
+
+def _hypothesis(result: TranslationResult, level: str) -> dict[str, Any]:
+    """One hypothesis as the explorer's JSON, at word or piece level."""
+    if level == "word":
+        tokens, source, attention = (result.target_words, result.source_words,
+                                     result.word_attention)
+    else:
+        tokens, source, attention = (result.target_pieces, result.source_pieces,
+                                     result.attention)
+    return {"text": result.text, "score": float(result.score), "tokens": list(tokens),
+            "source_tokens": list(source),
+            "attention": None if attention is None else np.asarray(attention).tolist()}
 
 
 def _ensemble_of(members: list[TranslationRun]) -> TranslationRun:
