@@ -64,8 +64,7 @@ class Pcg64Order:
         return keys.astype(index_dtype(n))
 
 
-# How an epoch's examples and batches are shuffled; a checkpoint names the one it used. The
-# orders of older samplers are registered here by attnlab.train.formats, which reads old runs.
+# How an epoch's examples and batches are shuffled; a checkpoint names the one it used.
 ORDERS: dict[str, Callable[[int, int], Permutations]] = {"pcg64": Pcg64Order}
 DEFAULT_ORDER = "pcg64"
 

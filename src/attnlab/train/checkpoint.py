@@ -37,7 +37,7 @@ from attnlab.errors import CheckpointError, WriteError
 from attnlab.files import atomic_output, describe, writing
 from attnlab.version import __version__
 
-from .formats import FORMAT_VERSION, upgrade_config, upgrade_meta, upgrade_training_state
+from .formats import FORMAT_VERSION, checked_config, checked_meta, checked_training_state
 from .identity import (
     META_FILE,
     MODEL_FILE,
@@ -103,7 +103,7 @@ class RunDir:
 
     def read_config(self) -> dict:
         """config.json as plain data, in the current format (see formats.py)."""
-        return upgrade_config(_read_json(self.file("config.json")))
+        return checked_config(_read_json(self.file("config.json")))
 
     def checkpoint_dir(self, name: str = "last") -> Path | None:
         """The complete checkpoint called `name`, or `name.old` left by a crash, or None."""
@@ -288,7 +288,7 @@ def _load_state(path: Path) -> dict:
     if not isinstance(state, dict):
         raise CheckpointError(f"{path} is not a training state (it holds a "
                               f"{type(state).__name__}, not a table)")
-    return upgrade_training_state(state)
+    return checked_training_state(state)
 
 
 def _read_meta(directory: Path) -> dict:
@@ -296,7 +296,7 @@ def _read_meta(directory: Path) -> dict:
     meta = _read_json(directory / META_FILE)
     if not isinstance(meta, dict):
         raise CheckpointError(f"{directory / META_FILE} is damaged: it is not a JSON object")
-    return upgrade_meta(meta, directory)
+    return checked_meta(meta, directory)
 
 
 def _read_json(path: Path):

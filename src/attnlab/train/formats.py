@@ -6,7 +6,7 @@
 Before the first release a format change is not upgraded: a run of an older format, or one that
 older code wrote in this format (config.json's `train.device: null`, a sampler state naming no
 order), is refused in one sentence that says to train it again. Each gate below returns its
-file's data as it is (the names are those checkpoint.py calls).
+file's data as it is.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ FORMAT_VERSION = 3
 RETRAIN = f"train it again with attnlab {__version__}"
 
 
-def upgrade_meta(meta: dict[str, Any], where: object) -> dict[str, Any]:
+def checked_meta(meta: dict[str, Any], where: object) -> dict[str, Any]:
     """A checkpoint's meta.json, or a CheckpointError naming `where` and the attnlab version
     that wrote it when its format is not this attnlab's."""
     version = meta.get("format_version", 1)
@@ -33,7 +33,7 @@ def upgrade_meta(meta: dict[str, Any], where: object) -> dict[str, Any]:
     return meta
 
 
-def upgrade_config(config: Any) -> Any:
+def checked_config(config: Any) -> Any:
     """config.json as plain data; refused when it sets train.device to null (what attnlab
     wrote before "auto")."""
     train = config.get("train") if isinstance(config, Mapping) else None
@@ -43,7 +43,7 @@ def upgrade_config(config: Any) -> Any:
     return config
 
 
-def upgrade_training_state(state: dict[str, Any]) -> dict[str, Any]:
+def checked_training_state(state: dict[str, Any]) -> dict[str, Any]:
     """A checkpoint's training state; refused when its sampler state names no order (attnlab's
     first sampler wrote none)."""
     sampler = state.get("sampler")
