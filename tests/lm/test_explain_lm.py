@@ -12,9 +12,9 @@ import yaml
 
 from attnlab.cli import main
 from attnlab.compare.report.explanations import (
+    PAGES,
     SELF_CLAIMS,
     claim_outcome,
-    self_attention_markdown,
     self_attention_rows,
 )
 from attnlab.compare.stats.explanations import EXPLANATION_CLAIMS, Explained, claim_tests
@@ -138,7 +138,7 @@ def test_each_claim_is_found_where_true_refuted_where_false_and_undecided_on_one
     assert float(row[-1].split()[0]) == pytest.approx(math.exp(3.5) - math.exp(3.0), rel=0.02)
     assert one[-1].endswith("(one seed)")
     assert row[header.index("permutation TVD")].startswith("0.250 (95% CI 0.250 to 0.250)")
-    lines = self_attention_markdown([faithful], None, "attnlab compare x --dir y")
+    lines = PAGES["itself"].markdown([faithful], None, "attnlab compare x --dir y")
     assert lines[1] == "#### Is self-attention an explanation?"
     assert not any("AER of every way" in line for line in lines)
 

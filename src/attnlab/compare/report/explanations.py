@@ -235,26 +235,6 @@ def gold_line(members: list[Explained]) -> str:
 SOURCE_CLAIMS = ("alignment", "agreement", "erasure")
 
 
-def source_html(members: list[Explained], eflomal: dict | None, command: str) -> str:
-    items = "".join(f"<li>{html.escape(line)}</li>"
-                    for line in claim_lines(members, SOURCE_CLAIMS))
-    claims = html_table(claim_rows(members, SOURCE_CLAIMS))
-    return ("<h2>Is attention an alignment? Is it an explanation?</h2>"
-            f"<p><b>Made by</b> <code>{html.escape(command)} --explain</code>. "
-            f"{html.escape(gold_line(members))} Figures are mean ± sd over the seeds "
-            f"(n in the table).</p>"
-            f"{claims}<p>{html.escape(CLAIM_NOTE)}</p><details><summary>Every test in words, "
-            f"and the rule</summary><ul>{items}</ul><p>{html.escape(RULE)}</p></details>"
-            f"<h3>AER of every way to read links (lower is better)</h3>"
-            f"<p>{html.escape(AER_NOTE)}</p>"
-            f"{html_table(aer_rows(members))}<p>{html.escape(aligner_line(eflomal))}</p>"
-            f"<h3>Every reading against the diagonal and against attention, across seeds</h3>"
-            f"{html_table(extraction_test_rows(members))}"
-            f"<p>{html.escape(EXTRACTION_TEST_NOTE)}</p>"
-            f"<h3>Faithfulness</h3>"
-            f"{html_table(faithfulness_rows(members))}<p>{html.escape(FAITHFULNESS_NOTE)}</p>")
-
-
 AER_NOTE = (
     "Each is the argmax per target word of what it reads (attention >= 0.3: every source word "
     "with that much weight; row t-1 and t+1: word t given the links of the row before or after "
@@ -272,22 +252,6 @@ FAITHFULNESS_NOTE = (
     "0 to 1) the weights can move while the output stays within TVD 0.01 (Jain & Wallace "
     "2019). Uniform attention: equal weight on every source position at every step "
     "(Wiegreffe & Pinter 2019), BLEU lost against the member's own, across seeds.")
-
-
-def source_markdown(members: list[Explained], eflomal: dict | None, command: str) -> list[str]:
-    return ["", "#### Is attention an alignment? Is it an explanation?", "",
-            f"`{command} --explain`", "",
-            gold_line(members) + " Figures are mean ± sd over the seeds (n in the table).", "",
-            markdown_table(claim_rows(members, SOURCE_CLAIMS)), "", CLAIM_NOTE, "",
-            "Every test in words:", "",
-            *(f"- {line}" for line in claim_lines(members, SOURCE_CLAIMS)), "", f"Rule: {RULE}",
-            "",
-            f"AER of every way to read links (lower is better). {AER_NOTE}", "",
-            markdown_table(aer_rows(members)), "", aligner_line(eflomal), "",
-            "Every reading against the diagonal and against attention, across seeds:", "",
-            markdown_table(extraction_test_rows(members)), "", EXTRACTION_TEST_NOTE, "",
-            "Faithfulness:", "", markdown_table(faithfulness_rows(members)), "",
-            FAITHFULNESS_NOTE]
 
 
 # --- A language model's self-attention -------------------------------------------------------
@@ -368,42 +332,68 @@ SELF_FAITHFULNESS_NOTE = (
     "the seeds. Not run here: the adversarial attention search (Jain & Wallace 2019).")
 
 
-def self_attention_html(members: list[Explained], _: dict | None, command: str) -> str:
-    items = "".join(f"<li>{html.escape(line)}</li>"
-                    for line in claim_lines(members, SELF_CLAIMS))
-    claims = html_table(claim_rows(members, SELF_CLAIMS))
-    return ("<h2>Is self-attention an explanation?</h2>"
-            f"<p><b>Made by</b> <code>{html.escape(command)} --explain</code>. "
-            f"{html.escape(self_attention_line(members))}</p>"
-            f"{claims}<p>{html.escape(SELF_CLAIM_NOTE)}</p><details><summary>Every test in "
-            f"words, and the rule</summary><ul>{items}</ul><p>{html.escape(RULE)}</p></details>"
-            f"<h3>Faithfulness</h3>{html_table(self_attention_rows(members))}"
-            f"<p>{html.escape(SELF_FAITHFULNESS_NOTE)}</p>")
+def source_blocks(members: list[Explained], eflomal: dict | None) -> tuple[str, list[Block]]:
+    """A decoder's attention over the source: the gold it is read on, every reading's AER and
+    tests, the faithfulness figures."""
+    return (gold_line(members) + " Figures are mean ± sd over the seeds (n in the table)."), [
+        ("AER of every way to read links (lower is better)", aer_rows(members),
+         f"{AER_NOTE} {aligner_line(eflomal)}".strip()),
+        ("Every reading against the diagonal and against attention, across seeds",
+         extraction_test_rows(members), EXTRACTION_TEST_NOTE),
+        ("Faithfulness", faithfulness_rows(members), FAITHFULNESS_NOTE)]
 
 
-def self_attention_markdown(members: list[Explained], _: dict | None,
-                            command: str) -> list[str]:
-    return ["", "#### Is self-attention an explanation?", "", f"`{command} --explain`", "",
-            self_attention_line(members), "",
-            markdown_table(claim_rows(members, SELF_CLAIMS)), "", SELF_CLAIM_NOTE,
-            "", "Every test in words:", "",
-            *(f"- {line}" for line in claim_lines(members, SELF_CLAIMS)), "", f"Rule: {RULE}",
-            "", "Faithfulness:", "", markdown_table(self_attention_rows(members)), "",
-            SELF_FAITHFULNESS_NOTE]
+def self_attention_blocks(members: list[Explained], _: dict | None) -> tuple[str, list[Block]]:
+    """Self-attention over earlier words: no gold, so the faithfulness figures alone."""
+    return self_attention_line(members), [
+        ("Faithfulness", self_attention_rows(members), SELF_FAITHFULNESS_NOTE)]
+
+
+Block = tuple[str, list[list[str]], str]   # a heading, its table, the note under it
 
 
 @dataclass(frozen=True)
 class ExplanationPage:
-    """The explanation section of one kind of attention: its claims and its two pages."""
+    """The explanation section of one kind of attention: its title, its claims (keys of
+    EXPLANATION_CLAIMS) and what a cell of their table says, and its blocks(members, the
+    eflomal baseline) -> (the lead sentence, the blocks after the claims)."""
 
+    title: str
     claims: tuple[str, ...]
-    html: Callable[[list[Explained], dict | None, str], str]
-    markdown: Callable[[list[Explained], dict | None, str], list[str]]
+    claim_note: str
+    blocks: Callable[[list[Explained], dict | None], tuple[str, list[Block]]]
+
+    def html(self, members: list[Explained], eflomal: dict | None, command: str) -> str:
+        lead, blocks = self.blocks(members, eflomal)
+        items = "".join(f"<li>{html.escape(line)}</li>"
+                        for line in claim_lines(members, self.claims))
+        return "".join([
+            f"<h2>{html.escape(self.title)}</h2><p><b>Made by</b> <code>"
+            f"{html.escape(command)} --explain</code>. {html.escape(lead)}</p>",
+            html_table(claim_rows(members, self.claims)),
+            f"<p>{html.escape(self.claim_note)}</p><details><summary>Every test in words, and "
+            f"the rule</summary><ul>{items}</ul><p>{html.escape(RULE)}</p></details>",
+            *(f"<h3>{html.escape(heading)}</h3>{html_table(rows)}<p>{html.escape(note)}</p>"
+              for heading, rows, note in blocks)])
+
+    def markdown(self, members: list[Explained], eflomal: dict | None,
+                 command: str) -> list[str]:
+        lead, blocks = self.blocks(members, eflomal)
+        lines = ["", f"#### {self.title}", "", f"`{command} --explain`", "", lead, "",
+                 markdown_table(claim_rows(members, self.claims)), "", self.claim_note, "",
+                 "Every test in words:", "",
+                 *(f"- {line}" for line in claim_lines(members, self.claims)), "",
+                 f"Rule: {RULE}"]
+        for heading, rows, note in blocks:
+            lines += ["", f"{heading}:", "", markdown_table(rows), "", note]
+        return lines
 
 
 # Keyed by what a task's attention reads (attnlab.recipes: Comparison.explanation_reads).
-PAGES = {"source": ExplanationPage(SOURCE_CLAIMS, source_html, source_markdown),
-         "itself": ExplanationPage(SELF_CLAIMS, self_attention_html, self_attention_markdown)}
+PAGES = {"source": ExplanationPage("Is attention an alignment? Is it an explanation?",
+                                   SOURCE_CLAIMS, CLAIM_NOTE, source_blocks),
+         "itself": ExplanationPage("Is self-attention an explanation?", SELF_CLAIMS,
+                                   SELF_CLAIM_NOTE, self_attention_blocks)}
 
 
 def explanation_page(suite: Suite) -> ExplanationPage:
