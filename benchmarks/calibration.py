@@ -1,58 +1,87 @@
-"""Calibration of attnlab's significance tests: how often each says "different" at alpha = 0.05
-when the two systems are exchangeable (the null is true) and when a stated effect is there.
+"""Calibration of attnlab's significance tests: how often each rejects a true null at alpha = 0.05
+(says "different", "equivalent" or "no worse" when it should not), cell by cell, over the
+settings the suites live in.
 
-    OMP_NUM_THREADS=1 python benchmarks/calibration.py [--sims 400] [--old-sims 100] [--seed 0]
-        [--samples 1000] [--sacrebleu 0]
+    OMP_NUM_THREADS=1 python benchmarks/calibration.py            # the default table, minutes
+    OMP_NUM_THREADS=1 python benchmarks/calibration.py --sims 2000 --samples 1000 --power \\
+        --old-sims 200 --sacrebleu 20                               # the full table, hours
 
-Simulated test sets of n = 200 sentences, two systems A and B, `seeds` training runs each.
-Sentence i scored by seed s of a system:
+Simulated test sets of n = 200 sentences, two members A and B, `seeds` training runs each. Run s
+of a member scores sentence i through a latent value
 
-- a mean metric (exact match, a sentence score): x[s, i] = u_s + v_i + w_i + e_si, with u_s the
-  seed's effect (sd tau), v_i the sentence's difficulty (sd 1, shared by both systems), w_i the
-  system's own per-sentence effect (sd 0.3, drawn once per system per test set), e_si the run's
-  noise on the sentence (sd 0.3); stats (value, 1) scored by `mean_scorer`;
+    z[s, i] = shift + u_s + v_i + w_i + e_si,
+
+u_s the seed's effect (training variance; sd tau_A for A, tau_B for B), v_i the sentence's
+difficulty (sd 1, shared by both members), w_i the member's own per-sentence effect (sd 0.3, drawn
+once per member per test set), e_si the run's noise on the sentence (sd 0.3). Three metrics:
+
+- a mean metric (exact match, a sentence score): stats (z, 1), `mean_scorer`;
 - AER-like link counts: sentence i has S_i = 3 + Poisson(5) sure gold links and the system
-  predicts S_i links, each sure with probability p = sigmoid(1 + u_s + v_i + w_i + e_si) (the
-  same terms, on the logit scale), a non-sure one possible with probability 0.25; counts
-  (|A&S|, |A&P|, |A|, |S|) scored by `aer_scorer`.
+  predicts S_i links, each sure with probability sigmoid(1 + z), a non-sure one possible with
+  probability 0.25; counts (|A&S|, |A&P|, |A|, |S|), `aer_scorer`; lower is better;
+- BLEU from real sacreBLEU sentence statistics: a bank of 600 references (8-14 random words) and,
+  for each, hypotheses made by replacing each word with a random one with probability
+  sigmoid(logit(0.2) + g) on a grid of g (-3 to 3 by 0.25, 4 hypotheses per level), each turned
+  into sacreBLEU's sentence statistics (`BLEU()._extract_corpus_statistics`: lengths and n-gram
+  counts); a test set is 200 of the 600, and run s's sentence i takes the statistics of a random
+  hypothesis at level z[s, i] (stochastically rounded between grid levels), so the corpus BLEU
+  of a run is sacreBLEU's on real sentence statistics; lower z is better.
 
-tau is "small" (0.2x the test noise: the sd of one run's score over test sets) or 5x the test
-noise (seeds spread far more than the test set's sentences). The stated effect is 3 standard
-errors of D = mean(A's seeds) - mean(B's) (its sd over the null simulations), added to A's mean
-(on the logit scale for AER, converted at AER's slope there; the table shows the difference
-realised, its mean over the simulations, and it in SE). "Rate" under the effect counts only
-differences found in the right direction; "MC se" is the Monte Carlo standard error
-sqrt(r (1 - r) / sims).
+The seeds' spreads: the larger, tau_A, is 0.2x, 1x or 5x the test noise (what the drawn sentences
+add to one run's score beyond what both members share: the sd over test sets of the difference
+of two runs, one of each member, no seed effect, over sqrt(2); test noise from 5x to 0.2x the
+seeds' spread), the other tau_B = tau_A / ratio,
+ratio 1, 3 or 10. Under a null the members' expected scores are equal: where the metric is not
+linear in z (AER, BLEU) A's shift is solved for that (Gauss-Hermite over u, the expected score on
+a large pool of sentences), and the table shows the realised mean difference in standard errors
+of D (the sd of D over the cell's null simulations) to check it.
 
-Tests:
-- across seeds: `attnlab.compare.stats.across_seeds.compare_across_seeds`, p < 0.05;
-- old rule (what it replaced): seed s of A against seed s of B with the paired bootstrap
-  (`per_seed_rule.aer_pair_test`, 1000 resamples), a direction when a strict majority of seeds
-  say so (`per_seed_rule.seed_verdict`). For the mean metric, the counts (Kx, Kx, K, K), K = 1000,
-  make 1 - AER the mean of x, so the same function runs. Fewer simulations (--old-sims): its
-  rates are far from alpha;
-- a paired bootstrap within one seed alone, tau = 0 (the sentence-level null exactly true): the test
-  that each old verdict counted;
+Cells (every one: seeds 2, 3, 5, 10; every ratio and tau; every metric):
+- across seeds: `compare_across_seeds`, p < 0.05 under the null (A and B exchangeable in mean);
+  with --power also the rate at an effect of 3 SE of D in the right direction;
+- equivalence (TOST, `.equivalence(margin)`) and non-inferiority (`.noninferiority(margin)`, for
+  AER `lower_is_better=True`): A truly worse than B by exactly the margin (the boundary of both
+  nulls), margin = 3 SE of D from the across-seed cell's null simulations; "rejects" counts
+  "equivalent" and "no worse";
+- paired: `compare_paired_across_seeds` on two readings of the same runs (each run's seed effect
+  shared, sd 5x the test noise, plus a reading's own seed effect, sd tau_A for A and tau_B for B,
+  its own w and e), p < 0.05 under the null;
+- two seeds decide nothing (attnlab needs 3): their cells run --two-seed-sims simulations and
+  must read 0;
+- the old rule (what the across-seed test replaced): seed s of A against seed s of B with the
+  paired bootstrap (`per_seed_rule.aer_pair_test`), a direction when a strict majority of seeds
+  say so (`per_seed_rule.seed_verdict`); mean metric (as counts (Kx, Kx, K, K), K = 1000) and
+  AER, 3 and 5 seeds, equal spreads, --old-sims simulations; and a paired bootstrap within one
+  seed alone, tau = 0, the test each old verdict counted;
 - with --sacrebleu N: sacreBLEU's paired bootstrap and approximate randomisation (1000 each, as
-  `per_seed_rule.text_pair_test` runs them) on N pairs of simulated texts from one generator
-  (references of random words; each system replaces each word with probability 0.2). Slow (a
-  few seconds per pair), so off by default and small when on.
+  `per_seed_rule.text_pair_test` runs them) on N pairs of simulated texts from one generator.
 
-The defaults take about 3 minutes on one core.
+"MC se" is the Monte Carlo standard error of the rate, sqrt(r (1 - r) / sims). A cell is flagged
+"ABOVE" when its rate exceeds alpha + 2 max(MC se, sqrt(alpha (1 - alpha) / sims)). With many
+cells a few flags are expected by chance even at the exact level (about 2% of cells); a flag
+that stays at more simulations is a failure.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import random
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import optimize
 
-from attnlab.compare.stats.across_seeds import aer_scorer, compare_across_seeds, mean_scorer
+from attnlab.compare.stats.across_seeds import (
+    SeedComparison,
+    aer_scorer,
+    compare_across_seeds,
+    compare_paired_across_seeds,
+    mean_scorer,
+)
 from per_seed_rule import aer_pair_test, seed_verdict  # benchmarks/, beside this file
 
 ALPHA = 0.05
@@ -60,141 +89,349 @@ N = 200
 SD_V, SD_W, SD_E = 1.0, 0.3, 0.3
 LOGIT, POSSIBLE = 1.0, 0.25
 SCALE = 1000  # the mean metric as AER counts (Kx, Kx, K, K)
+SHARED = 5.0  # the paired readings' shared seed effect, in test noises
+SEEDS, RATIOS, TAUS = (2, 3, 5, 10), (1.0, 3.0, 10.0), (0.2, 1.0, 5.0)
+MIN_DECIDING = 3
+
+WORDS = ("a man woman dog child in on the with red blue shirt is riding running bike street "
+         "park ball two three people near water green small big").split()
+BANK_SENTENCES, BANK_DRAWS = 600, 4
+BANK_GRID = np.arange(-3.0, 3.0 + 1e-9, 0.25)
+BASE_REPLACE = math.log(0.2 / 0.8)
+POOL = 20000  # sentences in the pool that gives a metric's expected score
 
 Pair = tuple[np.ndarray, np.ndarray]
 
 
-@dataclass(frozen=True)
+def bleu_scorer(sums: np.ndarray) -> np.ndarray:
+    """sacreBLEU's corpus BLEU (smooth "exp", effective_order=False) from summed sentence
+    statistics (..., 10) = (hyp_len, ref_len, correct 1-4, total 1-4), vectorised; a row with a
+    zero count goes to sacreBLEU itself."""
+    sums = np.asarray(sums, dtype=float)
+    hyp, ref = sums[..., 0], sums[..., 1]
+    correct, total = sums[..., 2:6], sums[..., 6:10]
+    bad = (correct <= 0).any(axis=-1) | (total <= 0).any(axis=-1) | (hyp <= 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_precision = np.log(100.0 * correct / total).mean(axis=-1)
+        penalty = np.where(hyp < ref, np.exp(1.0 - ref / hyp), 1.0)
+        scores = penalty * np.exp(log_precision)
+    if bad.any():
+        from sacrebleu.metrics import BLEU
+
+        scorer = BLEU(effective_order=False)
+        scores = np.where(bad, 0.0, scores)
+        for index in zip(*np.nonzero(bad), strict=True):
+            scores[index] = scorer._compute_score_from_stats(list(sums[index])).score
+    return scores
+
+
+@functools.cache
+def bleu_bank(seed: int = 0, sentences: int = BANK_SENTENCES) -> np.ndarray:
+    """sacreBLEU sentence statistics (sentences, levels, draws, 10) of simulated hypotheses."""
+    from sacrebleu.metrics import BLEU
+
+    generator = random.Random(seed)
+    references = [" ".join(generator.choices(WORDS, k=generator.randint(8, 14)))
+                  for _ in range(sentences)]
+    hypotheses, refs = [], []
+    for reference in references:
+        for g in BANK_GRID:
+            rate = 1 / (1 + math.exp(-(BASE_REPLACE + g)))
+            for _ in range(BANK_DRAWS):
+                hypotheses.append(" ".join(generator.choice(WORDS) if generator.random() < rate
+                                           else word for word in reference.split()))
+                refs.append(reference)
+    found = BLEU(effective_order=False)._extract_corpus_statistics(hypotheses, [refs])
+    return np.asarray(found, dtype=float).reshape(sentences, len(BANK_GRID), BANK_DRAWS, 10)
+
+
+@dataclass
 class Metric:
+    """A simulated metric: its test sets, a run's statistics from latent values, its scorer,
+    and its expected score at a latent shift (for the nulls of nonlinear metrics)."""
+
     name: str
-    simulate: Callable[[np.random.Generator, int, float, float], Pair]  # rng, seeds, tau, shift
     scorer: Callable[[np.ndarray], np.ndarray]
-    as_counts: Callable[[np.ndarray], np.ndarray]   # one run's stats -> (n, 4) AER counts
-    test_noise: float    # sd of one run's score over test sets
-    slope: float         # d score / d shift
+    lower_is_better: bool
+    test_set: Callable[[np.random.Generator], dict]
+    stats: Callable[[np.random.Generator, dict, np.ndarray], np.ndarray]  # latent (runs, n)
+    expected: Callable[[np.ndarray], np.ndarray]    # shifts (m,) -> expected score (m,)
+    as_counts: Callable[[np.ndarray], np.ndarray] | None = None  # for the old rule
+    test_noise: float = 0.0
+    slope: float = 1.0   # d expected score / d shift at 0
+    cache: dict = field(default_factory=dict)
+
+    def calibrate(self, rng: np.random.Generator, repeats: int = 1000) -> None:
+        """The test noise and the slope. Test noise: what the drawn sentences add to one run's
+        score beyond what two members share (the sentences' difficulty v): the sd over test sets
+        of the difference of two runs, one of each member, with no seed effect, over sqrt(2)."""
+        differences = []
+        for _ in range(repeats):
+            a, b = self.simulate(rng, 1, 0.0, 0.0, 0.0)
+            differences.append(float(np.diff(self.scorer(np.stack([b[0], a[0]]).sum(axis=1)))[0]))
+        self.test_noise = float(np.std(differences)) / math.sqrt(2)
+        low, high = self.expected(np.array([-0.05, 0.05]))
+        self.slope = float(high - low) / 0.1
+
+    def latent_sd(self, multiple: float) -> float:
+        """A spread of `multiple` test noises in the score, on the latent scale."""
+        return multiple * self.test_noise / abs(self.slope)
+
+    def mean_score(self, shift: float, sd: float) -> float:
+        """E[score] of a run whose latent shift is shift + u, u ~ N(0, sd)."""
+        nodes, weights = np.polynomial.hermite.hermgauss(21)
+        values = self.expected(shift + math.sqrt(2) * sd * nodes)
+        return float(np.sum(weights * values) / math.sqrt(math.pi))
+
+    def shift_for(self, difference: float, sd_a: float, sd_b: float) -> float:
+        """A's latent shift such that E[A] - E[B] = difference (B's shift 0)."""
+        key = (round(difference, 12), round(sd_a, 12), round(sd_b, 12))
+        if key not in self.cache:
+            target = self.mean_score(0.0, sd_b) + difference
+            self.cache[key] = float(optimize.brentq(
+                lambda c: self.mean_score(c, sd_a) - target, -6.0, 6.0, xtol=1e-10))
+        return self.cache[key]
+
+    def simulate(self, rng: np.random.Generator, seeds: int, sd_a: float, sd_b: float,
+                 shift: float, *, paired: bool = False, shared: float = 0.0) -> Pair:
+        """Stats (seeds, N, k) of A and B on one test set (A's latent shift `shift`); paired:
+        two readings of the same runs, which share a seed effect of sd `shared`."""
+        context = self.test_set(rng)
+        common = rng.normal(0.0, shared, (seeds, 1)) if paired else 0.0
+        runs = []
+        for effect, sd in ((shift, sd_a), (0.0, sd_b)):
+            latent = (effect + common + rng.normal(0.0, sd, (seeds, 1)) + context["v"]
+                      + rng.normal(0.0, SD_W, N) + rng.normal(0.0, SD_E, (seeds, N)))
+            runs.append(self.stats(rng, context, latent))
+        return runs[0], runs[1]
 
 
-def _normal_terms(rng: np.random.Generator, seeds: int, tau: float, w: np.ndarray,
-                  v: np.ndarray, shift: float) -> np.ndarray:
-    return shift + rng.normal(0.0, tau, (seeds, 1)) + v + w + rng.normal(0.0, SD_E, (seeds, N))
+def _pool(seed: int = 1) -> np.ndarray:
+    """Latent sentence values (POOL,) without seed effect: v + w + e."""
+    rng = np.random.default_rng(seed)
+    return rng.normal(0.0, SD_V, POOL) + rng.normal(0.0, SD_W, POOL) + rng.normal(0.0, SD_E, POOL)
 
 
-def simulate_mean(rng: np.random.Generator, seeds: int, tau: float, shift: float) -> Pair:
-    v = rng.normal(0.0, SD_V, N)
-    runs = []
-    for effect in (shift, 0.0):
-        x = _normal_terms(rng, seeds, tau, rng.normal(0.0, SD_W, N), v, effect)
-        runs.append(np.stack([x, np.ones_like(x)], axis=-1))
-    return runs[0], runs[1]
+# --- mean metric ----------------------------------------------------------------------------
+
+def mean_metric() -> Metric:
+    def stats(rng: np.random.Generator, context: dict, latent: np.ndarray) -> np.ndarray:
+        return np.stack([latent, np.ones_like(latent)], axis=-1)
+
+    def counts(run: np.ndarray) -> np.ndarray:
+        q = np.rint(SCALE * run[:, 0]).astype(np.int64)
+        k = np.full(len(q), SCALE, dtype=np.int64)
+        return np.stack([q, q, k, k], axis=1)
+
+    return Metric("mean metric", mean_scorer, False,
+                  lambda rng: {"v": rng.normal(0.0, SD_V, N)}, stats,
+                  lambda shifts: np.asarray(shifts, dtype=float), counts)
 
 
-def _mean_counts(stats: np.ndarray) -> np.ndarray:
-    q = np.rint(SCALE * stats[:, 0]).astype(np.int64)
-    k = np.full(len(q), SCALE, dtype=np.int64)
-    return np.stack([q, q, k, k], axis=1)
+# --- AER --------------------------------------------------------------------------------------
+
+def aer_metric() -> Metric:
+    pool = _pool(2)
+    sure_pool = 3 + np.random.default_rng(3).poisson(5, POOL)
+
+    def test_set(rng: np.random.Generator) -> dict:
+        return {"v": rng.normal(0.0, SD_V, N), "sure": 3 + rng.poisson(5, N)}
+
+    def stats(rng: np.random.Generator, context: dict, latent: np.ndarray) -> np.ndarray:
+        sure = np.broadcast_to(context["sure"], latent.shape)
+        hits = rng.binomial(sure, 1 / (1 + np.exp(-(LOGIT + latent))))
+        possible = hits + rng.binomial(sure - hits, POSSIBLE)
+        return np.stack([hits, possible, sure, sure], axis=-1).astype(float)
+
+    def expected(shifts: np.ndarray) -> np.ndarray:
+        p = 1 / (1 + np.exp(-(LOGIT + pool[None] + np.asarray(shifts, dtype=float)[:, None])))
+        hits = sure_pool * p
+        linked = 2 * hits + POSSIBLE * (sure_pool - hits)
+        return 1.0 - linked.sum(axis=1) / (2.0 * sure_pool.sum())
+
+    return Metric("AER counts", aer_scorer, True, test_set, stats, expected,
+                  lambda run: run.astype(np.int64))
 
 
-def _sure_links(rng: np.random.Generator) -> np.ndarray:
-    return 3 + rng.poisson(5, N)
+# --- BLEU from sacreBLEU sentence statistics ---------------------------------------------------
+
+def _levels(latent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Grid level below a latent value and the share of the next one (clipped to the grid)."""
+    position = np.clip((latent - BANK_GRID[0]) / (BANK_GRID[1] - BANK_GRID[0]), 0,
+                       len(BANK_GRID) - 1 - 1e-9)
+    low = np.floor(position).astype(int)
+    return low, position - low
 
 
-def _links(rng: np.random.Generator, sure: np.ndarray, logits: np.ndarray) -> np.ndarray:
-    sure = np.broadcast_to(sure, logits.shape)
-    hits = rng.binomial(sure, 1 / (1 + np.exp(-logits)))
-    possible = hits + rng.binomial(sure - hits, POSSIBLE)
-    return np.stack([hits, possible, sure, sure], axis=-1)
+def bleu_metric(bank_seed: int = 0, sentences: int = BANK_SENTENCES) -> Metric:
+    bank = bleu_bank(bank_seed, sentences)
+    means = bank.mean(axis=2)                                    # (sentences, levels, 10)
+    pool = _pool(4)
+    pool_sentences = np.random.default_rng(5).integers(0, sentences, POOL)
+
+    def test_set(rng: np.random.Generator) -> dict:
+        return {"v": rng.normal(0.0, SD_V, N),
+                "sentences": rng.choice(sentences, N, replace=sentences < N)}
+
+    def stats(rng: np.random.Generator, context: dict, latent: np.ndarray) -> np.ndarray:
+        low, share = _levels(latent)
+        level = low + (rng.random(latent.shape) < share)
+        draw = rng.integers(0, BANK_DRAWS, latent.shape)
+        sentences = np.broadcast_to(context["sentences"], latent.shape)
+        return bank[sentences, level, draw]
+
+    def expected(shifts: np.ndarray) -> np.ndarray:
+        values = []
+        for shift in np.asarray(shifts, dtype=float):
+            low, share = _levels(pool + shift)
+            summed = ((1 - share)[:, None] * means[pool_sentences, low]
+                      + share[:, None] * means[pool_sentences, low + 1]).sum(axis=0)
+            values.append(float(bleu_scorer(summed)))
+        return np.asarray(values)
+
+    return Metric("BLEU (sacreBLEU stats)", bleu_scorer, False, test_set, stats, expected)
 
 
-def simulate_aer(rng: np.random.Generator, seeds: int, tau: float, shift: float) -> Pair:
-    v, sure = rng.normal(0.0, SD_V, N), _sure_links(rng)
-    runs = [_links(rng, sure, LOGIT + _normal_terms(rng, seeds, tau, rng.normal(0.0, SD_W, N),
-                                                    v, effect))
-            for effect in (shift, 0.0)]
-    return runs[0], runs[1]
+# --- the cells ----------------------------------------------------------------------------------
+
+def rate_cells(hits: int, sims: int) -> str:
+    rate = hits / sims if sims else float("nan")
+    se = math.sqrt(rate * (1 - rate) / sims) if sims else float("nan")
+    bound = ALPHA + 2 * max(se, math.sqrt(ALPHA * (1 - ALPHA) / sims)) if sims else 1.0
+    flag = "ABOVE" if sims and rate > bound else ""
+    return f"{sims} | {rate:.3f} | {se:.3f} | {flag}"
 
 
-def aer_metric(rng: np.random.Generator) -> Metric:
-    """AER's test noise (one run, u = 0, over 4000 test sets) and its slope in the logit shift
-    (d E[AER] / d shift = -(2 - POSSIBLE) sum S_i p_i (1 - p_i) / (2 sum S_i), averaged)."""
-    scores, slopes = [], []
-    for _ in range(4000):
-        sure, v = _sure_links(rng), rng.normal(0.0, SD_V, N)
-        logits = LOGIT + v + rng.normal(0.0, SD_W, N) + rng.normal(0.0, SD_E, N)
-        scores.append(float(aer_scorer(_links(rng, sure, logits).sum(axis=0))))
-        p = 1 / (1 + np.exp(-logits))
-        slopes.append(-(2 - POSSIBLE) * np.sum(sure * p * (1 - p)) / (2 * sure.sum()))
-    return Metric("AER counts", simulate_aer, aer_scorer, lambda run: run.astype(np.int64),
-                  float(np.std(scores)), float(np.mean(slopes)))
+@dataclass
+class Cell:
+    metric: Metric
+    seeds: int
+    ratio: float
+    tau: float
+
+    @property
+    def sd_a(self) -> float:
+        return self.metric.latent_sd(self.tau)
+
+    @property
+    def sd_b(self) -> float:
+        return self.metric.latent_sd(self.tau / self.ratio)
+
+    def label(self, test: str) -> str:
+        return (f"| {test} | {self.metric.name} | {self.seeds} | {self.ratio:g} | "
+                f"{self.tau:g}x")
 
 
-MEAN = Metric("mean metric", simulate_mean, mean_scorer, _mean_counts,
-              math.sqrt((SD_W ** 2 + SD_E ** 2) / N), 1.0)
+def sims_for(seeds: int, sims: int, args: argparse.Namespace) -> int:
+    return min(sims, args.two_seed_sims) if seeds < MIN_DECIDING else sims
+
+
+def across(cell: Cell, args: argparse.Namespace, rng: np.random.Generator
+           ) -> tuple[list[str], float]:
+    """The across-seed test under the null (and at 3 SE with --power); returns the rows and the
+    SE of D (sd of D over the null simulations)."""
+    metric, sims = cell.metric, sims_for(cell.seeds, args.sims, args)
+    shift = metric.shift_for(0.0, cell.sd_a, cell.sd_b)
+    rejected, differences = 0, []
+    for _ in range(sims):
+        a, b = metric.simulate(rng, cell.seeds, cell.sd_a, cell.sd_b, shift)
+        result = compare_across_seeds(a, b, metric.scorer, samples=args.samples,
+                                      seed=int(rng.integers(1, 2 ** 31)))
+        rejected += result.significant(ALPHA)
+        differences.append(result.difference)
+    se = float(np.std(differences))
+    bias = float(np.mean(differences)) / se if se else 0.0
+    power = ""
+    if args.power:
+        gap = 3 * se * (-1 if metric.lower_is_better else 1)   # A better by 3 SE
+        shift_effect = metric.shift_for(gap, cell.sd_a, cell.sd_b)
+        found = 0
+        for _ in range(sims):
+            a, b = metric.simulate(rng, cell.seeds, cell.sd_a, cell.sd_b, shift_effect)
+            result = compare_across_seeds(a, b, metric.scorer, samples=args.samples,
+                                          seed=int(rng.integers(1, 2 ** 31)))
+            found += result.significant(ALPHA) and result.difference * gap > 0
+        power = f"{found / sims:.3f}" if sims else ""
+    return [f"{cell.label('across seeds: p < 0.05')} | null | {rate_cells(rejected, sims)} | "
+            f"{bias:+.2f} | {power} |"], se
+
+
+def margins(cell: Cell, se: float, args: argparse.Namespace, rng: np.random.Generator
+            ) -> list[str]:
+    """TOST and non-inferiority at their nulls' boundary: A worse than B by exactly the margin,
+    3 SE of D."""
+    metric, sims = cell.metric, sims_for(cell.seeds, args.margin_sims, args)
+    margin = 3 * se
+    worse = margin if metric.lower_is_better else -margin
+    shift = metric.shift_for(worse, cell.sd_a, cell.sd_b)
+    equivalent = no_worse = 0
+    differences = []
+    for _ in range(sims):
+        a, b = metric.simulate(rng, cell.seeds, cell.sd_a, cell.sd_b, shift)
+        result = compare_across_seeds(a, b, metric.scorer, samples=args.samples,
+                                      seed=int(rng.integers(1, 2 ** 31)))
+        equivalent += result.equivalence(margin, ALPHA) == "equivalent"
+        no_worse += result.noninferiority(margin, ALPHA, metric.lower_is_better) == "no worse"
+        differences.append(result.difference)
+    realised = (float(np.mean(differences)) - worse) / se if sims and se else 0.0
+    return [f"{cell.label(test)} | A worse by the margin (3 SE) | {rate_cells(hits, sims)} | "
+            f"{realised:+.2f} | |"
+            for test, hits in (("equivalence (TOST): equivalent", equivalent),
+                               ("non-inferiority: no worse", no_worse))]
+
+
+def paired(cell: Cell, args: argparse.Namespace, rng: np.random.Generator) -> list[str]:
+    """Two readings of the same runs under the null."""
+    metric, sims = cell.metric, sims_for(cell.seeds, args.paired_sims, args)
+    shared = metric.latent_sd(SHARED)
+    shift = metric.shift_for(0.0, math.hypot(shared, cell.sd_a), math.hypot(shared, cell.sd_b))
+    rejected, differences = 0, []
+    for _ in range(sims):
+        a, b = metric.simulate(rng, cell.seeds, cell.sd_a, cell.sd_b, shift, paired=True,
+                               shared=shared)
+        result: SeedComparison = compare_paired_across_seeds(
+            a, b, metric.scorer, samples=args.samples, seed=int(rng.integers(1, 2 ** 31)))
+        rejected += result.significant(ALPHA)
+        differences.append(result.difference)
+    se = float(np.std(differences))
+    bias = float(np.mean(differences)) / se if se else 0.0
+    return [f"{cell.label('paired readings: p < 0.05')} | null | "
+            f"{rate_cells(rejected, sims)} | {bias:+.2f} | |"]
 
 
 def old_rule(metric: Metric, a: np.ndarray, b: np.ndarray, samples: int, seed: int) -> float:
     """+1 / -1 when the majority of per-seed paired bootstraps says A is higher / lower, else 0."""
+    assert metric.as_counts is not None
     results = [aer_pair_test(metric.as_counts(run_a), metric.as_counts(run_b), samples=samples,
                              seed=seed + index)
                for index, (run_a, run_b) in enumerate(zip(a, b, strict=True))]
     # aer_pair_test's "difference" is a's AER - b's; lower_is_better=True: ">" means A is lower
     direction = seed_verdict(results, ALPHA, lower_is_better=True)[0]
     sign = {">": -1.0, "<": 1.0, "=": 0.0}[direction]
-    return sign if metric.as_counts is not _mean_counts else -sign  # 1 - AER is the mean
+    return sign if metric.lower_is_better else -sign  # 1 - AER is the mean
 
 
-def rate_text(hits: int, sims: int) -> str:
-    rate = hits / sims
-    return f"{rate:.3f} | {math.sqrt(rate * (1 - rate) / sims):.3f} | {sims}"
-
-
-def table(metric: Metric, args: argparse.Namespace, rng: np.random.Generator) -> list[str]:
+def old_rows(metric: Metric, args: argparse.Namespace, rng: np.random.Generator) -> list[str]:
     rows = []
+    sims = args.old_sims
     for seeds in (3, 5):
-        for label, tau in (("0.2x", 0.2), ("5x", 5.0)):
-            tau_score = tau * metric.test_noise
-            tau_shift = tau_score / abs(metric.slope)
-            found = {"null": [0, 0], "effect": [0, 0]}   # [across seeds, old rule]
-            differences: dict[str, list[float]] = {"null": [], "effect": []}
-            effect_shift = 0.0
-            for hypothesis in ("null", "effect"):
-                for index in range(args.sims):
-                    a, b = metric.simulate(rng, seeds, tau_shift, effect_shift)
-                    sample_seed = int(rng.integers(1, 2 ** 31))
-                    result = compare_across_seeds(a, b, metric.scorer, samples=args.samples,
-                                                  seed=sample_seed)
-                    want = 0.0 if hypothesis == "null" else math.copysign(1.0, effect_shift
-                                                                          * metric.slope)
-                    differences[hypothesis].append(result.difference)
-                    found[hypothesis][0] += result.significant(ALPHA) and (
-                        want == 0 or result.difference * want > 0)
-                    if index < args.old_sims:
-                        direction = old_rule(metric, a, b, args.samples, sample_seed)
-                        found[hypothesis][1] += direction != 0 and (want in (0, direction))
-                if hypothesis == "null":
-                    se = float(np.std(differences["null"]))
-                    effect_shift = 3 * se / abs(metric.slope)
-            realised = abs(float(np.mean(differences["effect"])))
-            effect = f"{realised:.4f} ({realised / se:.1f} SE)"
-            for test, column, sims in (("across seeds", 0, args.sims),
-                                       ("old rule: majority of per-seed bootstraps", 1,
-                                        args.old_sims)):
-                rows.append(f"| {metric.name} | {test} | {seeds} | {label} | "
-                            f"{rate_text(found['null'][column], sims)} | {effect} | "
-                            f"{rate_text(found['effect'][column], sims)} |")
-    # the sentence-level test alone: one run each, no seed effect
+        for tau in (0.2, 5.0):
+            cell = Cell(metric, seeds, 1.0, tau)
+            rejected = 0
+            for _ in range(sims):
+                a, b = metric.simulate(rng, seeds, cell.sd_a, cell.sd_b, 0.0)
+                rejected += old_rule(metric, a, b, 1000, int(rng.integers(1, 2 ** 31))) != 0
+            rows.append(f"{cell.label('old rule: majority of per-seed bootstraps')} | null | "
+                        f"{rate_cells(rejected, sims)} | | |")
     rejected = 0
-    for _ in range(args.old_sims):
-        a, b = metric.simulate(rng, 1, 0.0, 0.0)
-        rejected += aer_pair_test(metric.as_counts(a[0]), metric.as_counts(b[0]),
-                                  samples=args.samples,
+    for _ in range(sims):
+        a, b = metric.simulate(rng, 1, 0.0, 0.0, 0.0)
+        assert metric.as_counts is not None
+        rejected += aer_pair_test(metric.as_counts(a[0]), metric.as_counts(b[0]), samples=1000,
                                   seed=int(rng.integers(1, 2 ** 31))).significant(ALPHA)
-    rows.append(f"| {metric.name} | paired bootstrap within one seed (aer_pair_test) | 1 | 0 | "
-                f"{rate_text(rejected, args.old_sims)} | | | | |")
+    rows.append(f"| paired bootstrap within one seed (aer_pair_test) | {metric.name} | 1 | 1 | "
+                f"0x | null | {rate_cells(rejected, sims)} | | |")
     return rows
-
-
-WORDS = ("a man woman dog child in on the with red blue shirt is riding running bike street "
-         "park ball two three people near water green small big").split()
 
 
 def sacrebleu_rows(pairs: int, rng: np.random.Generator) -> list[str]:
@@ -213,41 +450,100 @@ def sacrebleu_rows(pairs: int, rng: np.random.Generator) -> list[str]:
             result = text_pair_test(systems[0], systems[1], [references], method=method,
                                     samples=1000, seed=int(rng.integers(1, 2 ** 31)))
             rejected[method] += result["bleu"].significant(ALPHA)
-    return [f"| BLEU (texts) | sacreBLEU {name} (one run each) | 1 | 0 | "
-            f"{rate_text(rejected[method], pairs)} | | | | |"
+    return [f"| sacreBLEU {name} (one run each) | BLEU (texts) | 1 | 1 | 0x | null | "
+            f"{rate_cells(rejected[method], pairs)} | | |"
             for method, name in (("bs", "paired bootstrap"), ("ar", "approximate randomisation"))]
+
+
+def cells(metrics: list[Metric], args: argparse.Namespace) -> Iterator[Cell]:
+    for metric in metrics:
+        for seeds in args.seeds:
+            for ratio in args.ratios:
+                for tau in args.taus:
+                    yield Cell(metric, seeds, ratio, tau)
+
+
+def _numbers(kind: type) -> Callable[[str], tuple]:
+    return lambda text: tuple(kind(part) for part in text.split(","))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=400,
-                        help="simulations per cell for the across-seed test (default 400)")
-    parser.add_argument("--old-sims", type=int, default=100,
-                        help="simulations per cell for the old rule and the one-seed bootstrap "
-                             "(at most --sims; default 100)")
-    parser.add_argument("--samples", type=int, default=1000,
-                        help="bootstrap resamples in every test (default 1000, attnlab's)")
+    parser.add_argument("--sims", type=int, default=100,
+                        help="simulations per across-seed cell (default 100)")
+    parser.add_argument("--margin-sims", type=int, default=None,
+                        help="per equivalence / non-inferiority cell (default: --sims)")
+    parser.add_argument("--paired-sims", type=int, default=None,
+                        help="per paired cell (default: --sims)")
+    parser.add_argument("--two-seed-sims", type=int, default=20,
+                        help="per two-seed cell, which decides nothing (default 20)")
+    parser.add_argument("--old-sims", type=int, default=20,
+                        help="per old-rule and one-seed bootstrap cell (default 20; slow)")
+    parser.add_argument("--samples", type=int, default=200,
+                        help="bootstrap resamples in every test (default 200; attnlab's is "
+                             "1000, the full table's)")
+    parser.add_argument("--power", action="store_true",
+                        help="also the across-seed test's power at 3 SE of D (doubles its cost)")
     parser.add_argument("--sacrebleu", type=int, default=0, metavar="N",
-                        help="also run sacreBLEU's paired tests on N simulated text pairs "
-                             "(slow: a few seconds each; default 0)")
+                        help="also sacreBLEU's paired tests on N simulated text pairs (slow)")
+    parser.add_argument("--seeds", type=_numbers(int), default=SEEDS,
+                        help="seeds per member, comma-separated (default 2,3,5,10)")
+    parser.add_argument("--ratios", type=_numbers(float), default=RATIOS,
+                        help="seed spread ratios tau_A / tau_B (default 1,3,10)")
+    parser.add_argument("--taus", type=_numbers(float), default=TAUS,
+                        help="tau_A in test noises (default 0.2,1,5)")
+    parser.add_argument("--metrics", default="mean,aer,bleu",
+                        help="a subset of mean,aer,bleu (default all)")
+    parser.add_argument("--tests", default="across,margins,paired,old",
+                        help="a subset of across,margins,paired,old (default all)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     args = parser.parse_args()
-    args.old_sims = min(args.old_sims, args.sims)
+    if min(args.sims, args.two_seed_sims) < 2:
+        parser.error("--sims and --two-seed-sims must be at least 2")
+    args.margin_sims = args.sims if args.margin_sims is None else args.margin_sims
+    args.paired_sims = args.sims if args.paired_sims is None else args.paired_sims
+    tests = set(args.tests.split(","))
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
-    metrics = [MEAN, aer_metric(rng)]
-    print(f"Rejection rates at alpha = {ALPHA}: n = {N} test sentences, {args.samples} bootstrap "
-          f"resamples, seed {args.seed}. tau: the seeds' sd as a multiple of the test noise "
-          f"(mean metric {metrics[0].test_noise:.4f}, AER {metrics[1].test_noise:.4f}). Under "
-          f"the effect, only differences in the right direction count.\n")
-    print("| metric | test | seeds | tau | null: rate | MC se | sims | effect | "
-          "effect: rate | MC se | sims |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    makers = {"mean": mean_metric, "aer": aer_metric, "bleu": bleu_metric}
+    metrics = [makers[name]() for name in args.metrics.split(",")]
     for metric in metrics:
-        print("\n".join(table(metric, args, rng)), flush=True)
+        metric.calibrate(rng)
+    noises = ", ".join(f"{metric.name} {metric.test_noise:.4g} (slope {metric.slope:.3g})"
+                       for metric in metrics)
+    print(f"Rejections of a true null at alpha = {ALPHA}: n = {N} test sentences, "
+          f"{args.samples} bootstrap resamples, seed {args.seed}; test noise (sd over test sets of "
+          f"one run of A minus one of B, over sqrt 2, no seed effect): {noises}. ratio: "
+          f"tau_A / tau_B; tau: tau_A in test noises. "
+          f"ABOVE: rate > alpha + 2 max(MC se, se at alpha). bias: the realised mean "
+          f"difference minus the intended one, in SE of D.\n")
+    print("| test | metric | seeds | ratio | tau | truth | sims | rate | MC se | flag | bias | "
+          "power at 3 SE |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    flagged = total = 0
+    for cell in cells(metrics, args):
+        rows: list[str] = []
+        if tests & {"across", "margins"}:
+            found, se = across(cell, args, rng)
+            rows += found if "across" in tests else []
+            if "margins" in tests:
+                rows += margins(cell, se, args, rng)
+        if "paired" in tests:
+            rows += paired(cell, args, rng)
+        flagged += sum("ABOVE" in row for row in rows)
+        total += len(rows)
+        if rows:
+            print("\n".join(rows), flush=True)
+    if "old" in tests:
+        for metric in metrics:
+            if metric.as_counts is not None and args.old_sims:
+                print("\n".join(old_rows(metric, args, rng)), flush=True)
     if args.sacrebleu:
         print("\n".join(sacrebleu_rows(args.sacrebleu, rng)), flush=True)
-    print(f"\n{time.perf_counter() - start:.0f} s")
+    print(f"\n{flagged} of {total} cells of attnlab's tests flagged ABOVE. "
+          f"{time.perf_counter() - start:.0f} s.")
+    print("The full table: OMP_NUM_THREADS=1 python benchmarks/calibration.py --sims 2000 "
+          "--samples 1000 --power --two-seed-sims 100 --old-sims 200 --sacrebleu 20")
 
 
 if __name__ == "__main__":

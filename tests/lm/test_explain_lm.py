@@ -136,7 +136,7 @@ def test_each_claim_is_found_where_true_refuted_where_false_and_undecided_on_one
     assert 45 < top < 55 and "95% CI" in row[2]
     # 5 nats more over 10 tokens: exp(3.5) - exp(3.0) more perplexity, whatever the sentence
     assert float(row[-1].split()[0]) == pytest.approx(math.exp(3.5) - math.exp(3.0), rel=0.02)
-    assert one[-1].endswith("(one seed)")
+    assert one[-1].endswith("(< 3 seeds)")
     assert row[header.index("permutation TVD")].startswith("0.250 (95% CI 0.250 to 0.250)")
     lines = PAGES["itself"].markdown([faithful], None, "attnlab compare x --dir y")
     assert lines[1] == "#### Is self-attention an explanation?"

@@ -89,7 +89,7 @@ def claim_rows(members: list[Explained], claims: tuple[str, ...]) -> list[list[s
         for claim in claims:
             test = member.tests.get(claim)
             if test is None or not test.comparison.decided:
-                row.append(claim_outcome(test) if test is None else "inconclusive (one seed)")
+                row.append(claim_outcome(test) if test is None else "inconclusive (< 3 seeds)")
                 continue
             row.append(f"{claim_outcome(test)}: {_difference_text(test)}")
         rows.append(row)
@@ -135,12 +135,12 @@ def aer_rows(members: list[Explained]) -> list[list[str]]:
 
 
 def _difference_cell(test: PairTest | None) -> str:
-    """"-0.109 (-0.138 to -0.0792), p < 0.001: lower" or "+0.151 (one seed)"."""
+    """"-0.109 (-0.138 to -0.0792), p < 0.001: lower" or "+0.151 (< 3 seeds)"."""
     if test is None:
         return "-"
     comparison = test.comparison
     if not comparison.decided:
-        return f"{comparison.difference:+.3g} (one seed)"
+        return f"{comparison.difference:+.3g} (< 3 seeds)"
     word = {">": "lower", "<": "higher"}.get(test.direction, "no difference")
     return f"{_difference_text(test)}: {word}"
 
@@ -209,7 +209,7 @@ def _uniform_text(comparison: SeedComparison | None) -> str:
         return "-"
     interval = comparison.interval()
     if interval is None:
-        return f"{comparison.difference:.1f} (one seed)"
+        return f"{comparison.difference:.1f} (< 3 seeds)"
     return f"{comparison.difference:.1f} (95% CI {interval[0]:.1f} to {interval[1]:.1f})"
 
 
@@ -263,11 +263,11 @@ SELF_CLAIMS = ("agreement", "erasure, earlier word")
 
 
 def _interval(comparison: SeedComparison, digits: int) -> str:
-    """"12.3 (95% CI 10.1 to 14.5)", or the value and "(one seed)"."""
+    """"12.3 (95% CI 10.1 to 14.5)", or the value and "(< 3 seeds)"."""
     value = f"{comparison.difference:.{digits}f}"
     found = comparison.interval()
     if found is None:
-        return f"{value} (one seed)"
+        return f"{value} (< 3 seeds)"
     return f"{value} (95% CI {found[0]:.{digits}f} to {found[1]:.{digits}f})"
 
 

@@ -260,9 +260,9 @@ def _significance_html(tests: list[PairTest], records: list[dict]) -> str:
             "(a training run is the unit of replication): the difference of their mean scores, "
             "A - B, with its p-value, Holm-adjusted over every pair on every metric. In each table "
             "the row's member against the column's: better / worse: significantly (p &lt; 0.05); "
-            "=: no significant difference; ?: a member with one seed, whose training variance "
-            "is unknown, so nothing is decided (for AER and perplexity, better "
-            f"means lower).</p>{tables}<details><summary>Every pair in words</summary>"
+            "=: no significant difference; ?: a member with fewer than three seeds, whose "
+            "training variance is not measured, so nothing is decided (for AER and perplexity, "
+            f"better means lower).</p>{tables}<details><summary>Every pair in words</summary>"
             f"{html_table(rows)}</details>")
 
 
@@ -463,8 +463,9 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
         lines += ["", "Pairwise across seeds (row against column: the difference of the means, "
                   "row - column, and its p, Holm-adjusted over every pair on every metric; "
                   "better / worse: significantly, p < 0.05; =: no significant difference; ?: "
-                  "one seed, nothing decided; for AER and perplexity lower is better). Every "
-                  "pair in words, with its 95% interval and the seeds behind it:", ""]
+                  "fewer than three seeds, nothing decided; for AER and perplexity lower is "
+                  "better). Every pair in words, with its 95% interval and the seeds behind it:",
+                  ""]
         lines += [f"- {test.sentence}" for test in tests]
         for metric in dict.fromkeys(test.metric for test in tests):
             lines += ["", markdown_table(matrix(tests, records, metric))]

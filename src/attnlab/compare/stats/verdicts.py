@@ -34,7 +34,8 @@ from .claims import ALPHA, DIAGONAL, LOWER_IS_BETTER, RELATIONS, SUITE_RULE, Exp
 SAMPLES = 1000
 RULE = (f"Each pair of members is compared across seeds by {METHOD}: the difference of their "
         f"mean scores over the seeds, its 95% confidence interval and a two-sided p. A member "
-        f"with one seed decides nothing (its training variance is unknown). The p-values of the "
+        f"with fewer than three seeds decides nothing (its training variance is not measured). "
+        f"The p-values of the "
         f"pairwise tables are Holm-adjusted together (every pair on every metric is one "
         f"family); better means higher, except "
         f"for AER and perplexity, where it means lower.")
@@ -80,13 +81,14 @@ class PairTest:
         found = self.comparison
         seeds = f"{found.seeds_a} and {found.seeds_b} seeds"
         if not found.decided:
-            return (f"undecided, difference {found.difference:+.4g} ({seeds}; a member with "
-                    f"one seed has no measured training variance)")
+            return (f"undecided, difference {found.difference:+.4g} ({seeds}; "
+                    f"{found.undecided_reason})")
         low, high = found.interval() or (found.difference, found.difference)
         adjusted = self.p_adjusted is not None
         return (f"difference {found.difference:+.4g} ({'unadjusted ' if adjusted else ''}"
                 f"95% CI {low:.4g} to {high:.4g}), {_p_text(self.p)}"
-                f"{' (Holm-adjusted)' if adjusted else ''}, {seeds}")
+                f"{' (Holm-adjusted)' if adjusted else ''}, {seeds}"
+                f"{'; ' + found.test_variance_note if found.test_variance_note else ''}")
 
     @property
     def sentence(self) -> str:
@@ -110,9 +112,9 @@ class PairTest:
         return f"{words}{lower}: {self.numbers}" if words else self.numbers
 
     def cell(self) -> str:
-        """The table's cell: "better +3.21, p = 0.012", "= +0.2, p = 0.41", "? (one seed)"."""
+        """The table's cell: "better +3.21, p = 0.012", "= +0.2, p = 0.41", "? (< 3 seeds)"."""
         if self.direction == "?":
-            return "? (one seed)"
+            return "? (< 3 seeds)"
         word = {">": "better", "<": "worse"}.get(self.direction, "=")
         return f"{word} {self.comparison.difference:+.3g}, {_p_text(self.p)}"
 
@@ -264,7 +266,7 @@ def test_pair(a: dict, b: dict | None, metric: str, labels: dict[str, str]) -> P
 
 def matrix(tests: list[PairTest], records: list[dict], metric: str) -> list[list[str]]:
     """The pairwise results of one metric as a table: row A, column B, the cell "better +3.2,
-    p = 0.012" (Holm-adjusted), "= ..." or "? (one seed)"."""
+    p = 0.012" (Holm-adjusted), "= ..." or "? (< 3 seeds)"."""
     found = {(test.a, test.b): test for test in tests if test.metric == metric}
     tested = {name for pair in found for name in pair}
     records = [record for record in records if record["name"] in tested]
