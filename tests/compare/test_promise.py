@@ -59,10 +59,10 @@ def test_a_finished_member_with_another_config_is_refused_before_anything_trains
 
 
 @pytest.mark.slow
-def test_a_run_an_older_attnlab_wrote_with_a_null_device_is_not_a_difference(
+def test_a_run_an_older_attnlab_wrote_with_a_null_device_is_refused_and_kept(
         tmp_path, dates_dir, capsys):
-    # train.device None was what "auto" is now; the mechanisms and lstmn runs of an earlier
-    # version were refused with "train.device: None there, 'auto' now"
+    # train.device None was what "auto" is now; before the first release an older run is not
+    # upgraded but refused in one sentence, and nothing of it is touched
     out, suite = tmp_path / "out", suite_file(tmp_path, dates_dir, steps=(10, 10))
     edit_member(suite, "bahdanau", **{"train.device": "auto"})   # the default of today
     assert main(["compare", str(suite), "--dir", str(out), "--only", "bahdanau",
@@ -73,8 +73,12 @@ def test_a_run_an_older_attnlab_wrote_with_a_null_device_is_not_a_difference(
     stored.write_text(json.dumps(config))
     weights = out / "bahdanau" / "seed-1" / "last"
     before = {p: p.stat().st_mtime_ns for p in weights.rglob("*")}
+    capsys.readouterr()
     assert main(["compare", str(suite), "--dir", str(out), "--only", "bahdanau",
-                 "--quiet"]) == 0, capsys.readouterr().err
+                 "--quiet"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "train.device to null" in error, error
+    assert "train it again" in error
     assert {p: p.stat().st_mtime_ns for p in weights.rglob("*")} == before   # not retrained
 
 

@@ -85,20 +85,6 @@ def test_training_into_a_trained_run_needs_resume_or_overwrite(config_path, run,
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", ["lm", "caption"])
-def test_lm_and_caption_train_share_the_refusal(run, tmp_path, command, capsys):
-    (tmp_path / "defaults.yaml").write_text("{}\n")
-    before = snapshot(run)
-    capsys.readouterr()
-    assert attnlab(command, "train", tmp_path / "defaults.yaml", "--run", run) == 2
-    assert error_line(capsys).startswith(f"{run} already holds a trained run with best/")
-    assert snapshot(run) == before
-    with pytest.raises(SystemExit):
-        attnlab(command, "train", "--run", run, "--resume", "--overwrite")
-    assert "not allowed with argument" in capsys.readouterr().err
-
-
-@pytest.mark.slow
 def test_overwrite_replaces_the_old_run_and_says_what(config_path, run, capsys):
     (run / "notes.txt").write_text("mine")
     capsys.readouterr()

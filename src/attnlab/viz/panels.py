@@ -19,7 +19,7 @@ GAP = 24  # pixels between panels
 
 
 def row_scaled(values: np.ndarray) -> np.ndarray:
-    """|values| with each row divided by its largest magnitude (a row of zeros stays 0)."""
+    """The magnitude of `values`, each row divided by its largest (a row of zeros stays 0)."""
     magnitude = np.abs(np.asarray(values, dtype=float))
     peak = magnitude.max(axis=1, keepdims=True) if magnitude.size else magnitude
     return np.divide(magnitude, peak, out=np.zeros_like(magnitude), where=peak > 0)
