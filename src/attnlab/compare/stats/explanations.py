@@ -228,10 +228,8 @@ def reading_tests(members: list[Explained]) -> dict[tuple[str, str, str], PairTe
 
 def uniform_loss(member: Explained) -> SeedComparison | None:
     """The member's own BLEU minus uniform attention's across seeds."""
-    task = member.runs[0]["task"]
-    own = {"name": member.name, "task": task, "runs": member.runs}
-    flat = {"name": "uniform", "task": task,
-            "runs": [record["uniform"] for record in member.records]}
+    own = {"name": member.name, "runs": member.runs}
+    flat = {"name": "uniform", "runs": [record["uniform"] for record in member.records]}
     found = statistics(own, flat, "bleu")
     return None if found is None else compare_across_seeds(*found, samples=SAMPLES, seed=SEED)
 
