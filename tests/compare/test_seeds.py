@@ -294,3 +294,31 @@ def test_a_new_kind_of_claim_is_one_entry_of_the_table(tmp_path, monkeypatch):
     assert verdict.outcome == "reproduced", verdict.lines
     assert verdict.lines[0].startswith("A worse than B on bleu: reproduced")
     assert "mirror of better" in rules()[1]
+
+
+def test_a_margin_claim_its_seeds_could_not_decide_says_so_with_the_seeds_it_needs():
+    """Seeds spread far wider than the margin: 'as good as' within 0.01 cannot be decided at
+    3 seeds and says how many it would need; at 2 seeds nothing is decided at all."""
+    import numpy as np
+
+    from attnlab.compare.stats.across_seeds import compare_across_seeds, mean_scorer
+    from attnlab.compare.stats.claims import RELATIONS
+    from attnlab.compare.stats.verdicts import PairTest
+
+    def stats(means):   # (seeds, 50 sentences, 2) of a mean metric
+        return np.stack([np.stack([np.full(50, m), np.ones(50)], axis=1) for m in means])
+
+    def decided(a, b, margin, relation="matches"):
+        test = PairTest("a", "b", "exact_match", compare_across_seeds(
+            stats(a), stats(b), mean_scorer, samples=50), "A", "B")
+        claim = Expectation(relation, "a", "b", "exact_match", margin)
+        return RELATIONS[relation].decide(test, claim)[0]
+
+    wide = decided([0.50, 0.58, 0.46], [0.52, 0.44, 0.56], 0.01)
+    assert wide.startswith("undecidable at 3 seeds (needs about "), wide
+    assert int(wide.split("about ")[1].rstrip(")")) > 3
+    assert decided([0.50, 0.58], [0.52, 0.44], 0.01) == "undecidable at 2 seeds (needs at least 3)"
+    assert decided([0.50, 0.58, 0.46], [0.52, 0.44, 0.56], 0.01, "no_worse").startswith(
+        "undecidable at 3 seeds")
+    # tight seeds, a generous margin: decided as before
+    assert decided([0.500, 0.501, 0.499], [0.500, 0.502, 0.498], 0.1) == "reproduced"

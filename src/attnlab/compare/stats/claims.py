@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from .across_seeds import SeedComparison
+
 ALPHA = 0.05
 DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
 # The scores of which lower is better (an `expect:` metric is a score key, or "aer").
@@ -32,7 +34,7 @@ class Tested(Protocol):
     @property
     def finding(self) -> str: ...
     @property
-    def comparison(self): ...
+    def comparison(self) -> SeedComparison: ...
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,9 @@ def matches(test: Tested, claim: Expectation) -> tuple[str, str]:
         return "inconclusive", (f"{test.finding}; the claim names no margin, and without one "
                                 f"'as good as' cannot be tested")
     found = test.comparison.equivalence(claim.margin, ALPHA)
-    return _with_interval(test, found, "90% CI", f" against the margin ±{claim.margin:g}")
+    outcome, text = _with_interval(test, found, "90% CI", f" against the margin ±{claim.margin:g}")
+    # TOST at ALPHA per side, 80% power at no true difference: both sides' beta 0.1
+    return _powered(outcome, text, test, claim.margin, power=0.9)
 
 
 def no_worse(test: Tested, claim: Expectation) -> tuple[str, str]:
@@ -102,7 +106,28 @@ def no_worse(test: Tested, claim: Expectation) -> tuple[str, str]:
     lower_is_better = claim.metric in LOWER_IS_BETTER
     found = test.comparison.noninferiority(claim.margin, ALPHA, lower_is_better)
     against = f", a loss being {'B - A' if lower_is_better else 'A - B'} below -{claim.margin:g}"
-    return _with_interval(test, found, "90% CI of A - B", against)
+    outcome, text = _with_interval(test, found, "90% CI of A - B", against)
+    return _powered(outcome, text, test, claim.margin, power=0.8)   # one-sided at ALPHA
+
+
+def _powered(outcome: str, text: str, test: Tested, margin: float,
+             power: float) -> tuple[str, str]:
+    """An inconclusive margin claim that its seeds could not have decided says so: with 80%
+    power at no true difference, at the seeds' observed spread, how many seeds per member a
+    test at this margin needs (across_seeds.SeedComparison.seeds_needed)."""
+    if outcome != "inconclusive":
+        return outcome, text
+    comparison = test.comparison
+    seeds = min(comparison.seeds_a, comparison.seeds_b)
+    if not comparison.decided:
+        return f"undecidable at {seeds} seeds (needs at least 3)", text
+    needed = comparison.seeds_needed(margin, alpha=2 * ALPHA, power=power)
+    if needed is None:
+        return ("undecidable at any number of seeds on this test set (its sentence noise "
+                "alone is too large for the margin)", text)
+    if needed > seeds:
+        return f"undecidable at {seeds} seeds (needs about {needed})", text
+    return outcome, text
 
 
 def _with_interval(test: Tested, found: str, named: str, against: str) -> tuple[str, str]:
@@ -122,13 +147,16 @@ RELATIONS: dict[str, Relation] = {
         "A claimed 'A as good as B' needs a margin and is reproduced when the 90% interval of "
         "A - B lies within it (two one-sided tests), not reproduced when it lies wholly beyond "
         "it, inconclusive otherwise, and never reproduced by the absence of a significant "
-        "difference.", matches),
+        "difference; inconclusive where its seeds could not have decided it (under 80% power "
+        "at no true difference, at the seeds' spread) reads 'undecidable at N seeds (needs "
+        "about M)'.", matches),
     "no_worse": Relation(
         "than", "required", "no worse than", " (by more than {margin:g})",
         "A claimed 'A no worse than B' (no loss) needs a margin too and is reproduced when the "
         "90% interval of A's gain over B lies above minus the margin (one of the two one-sided "
         "tests: A may be better by any amount), not reproduced when the 95% interval lies "
-        "wholly below it, inconclusive otherwise.", no_worse),
+        "wholly below it, inconclusive otherwise (or undecidable, as for 'as good as').",
+        no_worse),
 }
 
 SUITE_RULE = ("The suite's claim is reproduced when every pair it names is (each at 0.05: all "
