@@ -91,6 +91,40 @@ def test_report_gathers_what_is_finished_and_only_runs_one(tmp_path, dates_dir, 
     assert "Not finished yet:</b> plain" in page and "Bahdanau" in page
 
 
+@pytest.mark.slow
+def test_claims_are_fixed_before_the_runs_and_a_change_shows_the_first_encoding(
+        tmp_path, dates_dir, capsys):
+    out, path = tmp_path / "out", suite_file(tmp_path, dates_dir, steps=(10, 10))
+    suite = yaml.safe_load(path.read_text())
+    first = [{"better": "bahdanau", "than": "diagonal", "metric": "aer"}]
+    path.write_text(yaml.safe_dump({**suite, "expect": first}))
+    assert main(["compare", str(path), "--dir", str(out), "--only", "bahdanau",
+                 "--quiet"]) == 0
+    registered = json.loads((out / "claims.json").read_text())
+    assert registered["expect"] == [{"relation": "better", "a": "bahdanau", "b": "diagonal",
+                                     "metric": "aer", "margin": None}]
+    assert main(["compare", str(path), "--dir", str(out), "--report"]) == 0
+    assert "registered when the first run started" in (out / "results.md").read_text()
+    assert "have not changed since" in (out / "results.md").read_text()
+
+    # the claim re-encoded after the results: the report shows the change and the first
+    # encoding's outcome; the registration itself is never rewritten
+    path.write_text(yaml.safe_dump({**suite, "expect": [
+        {"no_worse": "bahdanau", "than": "diagonal", "metric": "aer", "margin": 0.5}]}))
+    assert main(["compare", str(path), "--dir", str(out), "--only", "bahdanau",
+                 "--quiet"]) == 0
+    assert json.loads((out / "claims.json").read_text()) == registered
+    assert main(["compare", str(path), "--dir", str(out), "--report"]) == 0
+    markdown = (out / "results.md").read_text()
+    assert "The claims changed after they were registered" in markdown
+    assert "- first encoding: Bahdanau better than the diagonal aligner on aer: " in markdown
+    assert "Bahdanau no worse than the diagonal aligner on aer (by more than 0.5)" in markdown
+
+    (out / "claims.json").unlink()   # runs made before claims were registered
+    assert main(["compare", str(path), "--dir", str(out), "--report"]) == 0
+    assert "claims were not registered before the runs" in (out / "results.md").read_text()
+
+
 def test_report_without_finished_members_says_so(tmp_path, dates_dir, capsys):
     code = main(["compare", str(suite_file(tmp_path, dates_dir)), "--dir",
                  str(tmp_path / "none"), "--report"])

@@ -22,6 +22,7 @@ from attnlab.viz.report import STYLE, data_uri, html_table
 
 from ..run.baseline import aligner_baseline
 from ..run.lock import report_lock
+from ..run.registration import registered_claims
 from ..run.runner import RunOptions, read_record, seed_dir
 from ..stats.explanations import Explained, claim_tests
 from ..stats.seeds import aggregate
@@ -147,6 +148,8 @@ def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Pa
     vocabulary = vocabulary_check(directory, records)
     # The statistics once, for both pages: each is hundreds of resampling tests.
     verdict = claim_verdict(suite.expect, records)
+    if verdict is not None:
+        verdict.registration = registration_lines(suite, directory, records)
     tests = pairwise(records, significance_metrics(suite, records))
     explained = gather_explained(suite, directory, options)   # `--explain`'s records
     claim_tests(explained, explanation_page(suite).claims)
@@ -237,10 +240,30 @@ def _header(suite: Suite, records: list[dict], missing: list[str], command: str)
     return "".join(lines)
 
 
+def registration_lines(suite: Suite, directory: Path, records: list[dict]) -> list[str]:
+    """Whether the claims decided are those registered when the first run started
+    (run.registration); when they changed since, the first encoding's verdict too."""
+    found = registered_claims(directory)
+    if found is None:
+        return [f"The claims were not registered before the runs ({directory.name} has no "
+                f"claims.json: its runs were made before attnlab registered claims), so nothing "
+                f"here shows that they were fixed before the results."]
+    when, first = found
+    if first == suite.expect:
+        return [f"The claims were registered when the first run started ({when}) and have not "
+                f"changed since."]
+    old = claim_verdict(first, records)
+    return [f"The claims changed after they were registered when the first run started "
+            f"({when}). Under the first encoding the verdict is "
+            f"{old.outcome if old else 'none (it named no pair)'}:",
+            *(f"first encoding: {line}" for line in (old.lines if old else []))]
+
+
 def _verdict_html(verdict: Verdict | None) -> str:
     if verdict is None:
         return ""
-    items = "".join(f"<li>{html.escape(line)}</li>" for line in verdict.lines)
+    items = "".join(f"<li>{html.escape(line)}</li>"
+                    for line in [*verdict.lines, *verdict.registration])
     rules = "".join(f"<li>{html.escape(rule)}</li>" for rule in rules_text())
     return (f"<h2>Verdict: {html.escape(verdict.outcome)}</h2><p>What the claim predicts, pair "
             f"by pair, and what the members show:</p><ul>{items}</ul><details><summary>The "
@@ -456,7 +479,8 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
         lines += [f"{table.citation} ({table.setting}; other data and scale):", "",
                   markdown_table(paper_rows(table, records, suite.task)), ""]
     if verdict is not None:
-        lines += [f"**Verdict: {verdict.outcome}.**", "", *(f"- {line}" for line in verdict.lines),
+        lines += [f"**Verdict: {verdict.outcome}.**", "",
+                  *(f"- {line}" for line in [*verdict.lines, *verdict.registration]),
                   "", f"Rule: {' '.join(rules_text())}", ""]
     lines += [f"- {line}" for line in findings(suite, records, baseline)]
     if tests:

@@ -32,6 +32,7 @@ from .jobs import run_parallel
 from .layout import RECORD, Job, RunOptions, member_state, read_record, seed_dir
 from .lock import run_lock
 from .measure import member_scores
+from .registration import register_claims
 from .timing import training_cost
 
 
@@ -128,6 +129,7 @@ def run_suite(suite: Suite, directory: str | os.PathLike, options: RunOptions,
     names = {job.member.name for job in work}
     check_suite(suite, [m for m in suite.members if m.name in names], directory, options,
                 sorted({job.seed for job in work}))
+    register_claims(suite, directory, options.seeds_of(suite))   # fixed before any run
     if jobs > 1:
         run_parallel(suite, directory, options, work, jobs, log)
         return [cast(dict, read_record(seed_dir(directory, job.member.name, job.seed)))

@@ -16,7 +16,7 @@ number.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -296,6 +296,8 @@ def pairwise(records: list[dict], metrics: tuple[str, ...]) -> list[PairTest]:
 class Verdict:
     outcome: str                 # "reproduced" | "not reproduced" | "inconclusive"
     lines: list[str]             # one per expected pair: what it predicts, what was found
+    # whether the claims were fixed before the runs, and the first encoding's outcome if not
+    registration: list[str] = field(default_factory=list)
 
 
 def claim_verdict(expect: list[Expectation], records: list[dict]) -> Verdict | None:
