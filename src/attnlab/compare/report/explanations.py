@@ -251,7 +251,8 @@ FAITHFULNESS_NOTE = (
     "distribution when a step's weights are shuffled; adversarial JSD: how far (Jensen-Shannon, "
     "0 to 1) the weights can move while the output stays within TVD 0.01 (Jain & Wallace "
     "2019). Uniform attention: equal weight on every source position at every step "
-    "(Wiegreffe & Pinter 2019), BLEU lost against the member's own, across seeds.")
+    "(Wiegreffe & Pinter 2019), BLEU lost against the member's own, across seeds, paired by "
+    "run (each run decoded both ways).")
 
 
 # --- A language model's self-attention -------------------------------------------------------
@@ -327,7 +328,8 @@ SELF_FAITHFULNESS_NOTE = (
     "distribution when a step's weights are shuffled over its earlier words (Jain & Wallace "
     "2019), averaged per sentence. Perplexity: the test text read with the model's own "
     "attention and with equal weight on every earlier word at every step (Wiegreffe & Pinter "
-    "2019); the last column is their difference across seeds. Each interval is across seeds "
+    "2019); the last column is their difference across seeds, paired by run. Each interval "
+    "is across seeds "
     "with the sentences' noise added, as the claims' test; the perplexities are mean ± sd over "
     "the seeds. Not run here: the adversarial attention search (Jain & Wallace 2019).")
 

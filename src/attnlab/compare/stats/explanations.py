@@ -227,11 +227,14 @@ def reading_tests(members: list[Explained]) -> dict[tuple[str, str, str], PairTe
 
 
 def uniform_loss(member: Explained) -> SeedComparison | None:
-    """The member's own BLEU minus uniform attention's across seeds."""
+    """The member's own BLEU minus uniform attention's across seeds, paired by run (each run
+    decoded both ways)."""
     own = {"name": member.name, "runs": member.runs}
     flat = {"name": "uniform", "runs": [record["uniform"] for record in member.records]}
     found = statistics(own, flat, "bleu")
-    return None if found is None else compare_across_seeds(*found, samples=SAMPLES, seed=SEED)
+    if found is None or found[0].shape != found[1].shape:
+        return None
+    return compare_paired_across_seeds(*found, samples=SAMPLES, seed=SEED)
 
 
 def against_zero(stats: np.ndarray, scorer: Scorer) -> SeedComparison:
@@ -243,7 +246,8 @@ def against_zero(stats: np.ndarray, scorer: Scorer) -> SeedComparison:
 
 
 def uniform_minus_own_perplexity(member: Explained) -> SeedComparison | None:
+    """Perplexity with uniform attention minus the model's own, paired by run."""
     own, flat = perplexity_stats(member, "own"), perplexity_stats(member, "uniform")
-    if own is None or flat is None:
+    if own is None or flat is None or own.shape != flat.shape:
         return None
-    return compare_across_seeds(flat, own, perplexity, samples=SAMPLES, seed=SEED)
+    return compare_paired_across_seeds(flat, own, perplexity, samples=SAMPLES, seed=SEED)
