@@ -20,6 +20,9 @@ from typing import Protocol
 from .across_seeds import SeedComparison
 
 ALPHA = 0.05
+# A no-loss claim is one-sided: tested at 0.025, as non-inferiority trials are (ICH E9), so that
+# it asks as much of the evidence as a two-sided test at ALPHA does of either direction.
+NONINFERIORITY_ALPHA = 0.025
 DIAGONAL = "diagonal"   # `than: diagonal`: the trivial aligner, for a claim on AER
 # The scores of which lower is better (an `expect:` metric is a score key, or "aer").
 # bleu_drop: BLEU of the shortest length bucket minus the longest's (a smaller fall is better).
@@ -96,21 +99,23 @@ def matches(test: Tested, claim: Expectation) -> tuple[str, str]:
         return "inconclusive", (f"{test.finding}; the claim names no margin, and without one "
                                 f"'as good as' cannot be tested")
     found = test.comparison.equivalence(claim.margin, ALPHA)
-    outcome, text = _with_interval(test, found, "90% CI", f" against the margin ±{claim.margin:g}")
+    outcome, text = _with_interval(test, found, "90% CI", f" against the margin ±{claim.margin:g}",
+                                   1 - 2 * ALPHA)
     # TOST at ALPHA per side, 80% power at no true difference: both sides' beta 0.1
-    return _powered(outcome, text, test, claim.margin, power=0.9)
+    return _powered(outcome, text, test, claim.margin, 2 * ALPHA, power=0.9)
 
 
 def no_worse(test: Tested, claim: Expectation) -> tuple[str, str]:
     assert claim.margin is not None  # the parser requires it
     lower_is_better = claim.metric in LOWER_IS_BETTER
-    found = test.comparison.noninferiority(claim.margin, ALPHA, lower_is_better)
+    found = test.comparison.noninferiority(claim.margin, NONINFERIORITY_ALPHA, lower_is_better)
     against = f", a loss being {'B - A' if lower_is_better else 'A - B'} below -{claim.margin:g}"
-    outcome, text = _with_interval(test, found, "90% CI of A - B", against)
-    return _powered(outcome, text, test, claim.margin, power=0.8)   # one-sided at ALPHA
+    outcome, text = _with_interval(test, found, "95% CI of A - B", against,
+                                   1 - 2 * NONINFERIORITY_ALPHA)
+    return _powered(outcome, text, test, claim.margin, 2 * NONINFERIORITY_ALPHA, power=0.8)
 
 
-def _powered(outcome: str, text: str, test: Tested, margin: float,
+def _powered(outcome: str, text: str, test: Tested, margin: float, alpha: float,
              power: float) -> tuple[str, str]:
     """An inconclusive margin claim that its seeds could not have decided says so: with 80%
     power at no true difference, at the seeds' observed spread, how many seeds per member a
@@ -121,7 +126,7 @@ def _powered(outcome: str, text: str, test: Tested, margin: float,
     seeds = min(comparison.seeds_a, comparison.seeds_b)
     if not comparison.decided:
         return f"undecidable at {seeds} seeds (needs at least 3)", text
-    needed = comparison.seeds_needed(margin, alpha=2 * ALPHA, power=power)
+    needed = comparison.seeds_needed(margin, alpha=alpha, power=power)
     if needed is None:
         return ("undecidable at any number of seeds on this test set (its sentence noise "
                 "alone is too large for the margin)", text)
@@ -130,8 +135,9 @@ def _powered(outcome: str, text: str, test: Tested, margin: float,
     return outcome, text
 
 
-def _with_interval(test: Tested, found: str, named: str, against: str) -> tuple[str, str]:
-    interval = test.comparison.interval(1 - 2 * ALPHA)
+def _with_interval(test: Tested, found: str, named: str, against: str,
+                   level: float) -> tuple[str, str]:
+    interval = test.comparison.interval(level)
     within = ("" if interval is None else
               f"; {named} {interval[0]:.4g} to {interval[1]:.4g}{against}")
     return OUTCOMES.get(found, "inconclusive"), f"{test.finding}{within}"
@@ -153,9 +159,10 @@ RELATIONS: dict[str, Relation] = {
     "no_worse": Relation(
         "than", "required", "no worse than", " (by more than {margin:g})",
         "A claimed 'A no worse than B' (no loss) needs a margin too and is reproduced when the "
-        "90% interval of A's gain over B lies above minus the margin (one of the two one-sided "
-        "tests: A may be better by any amount), not reproduced when the 95% interval lies "
-        "wholly below it, inconclusive otherwise (or undecidable, as for 'as good as').",
+        "95% interval of A's gain over B lies above minus the margin (a one-sided test at 0.025, "
+        "as non-inferiority trials are: A may be better by any amount), not reproduced when the "
+        "97.5% interval lies wholly below it, inconclusive otherwise (or undecidable, as for "
+        "'as good as').",
         no_worse),
 }
 
