@@ -119,8 +119,7 @@ def _mean_sd(values: list[float], digits: int = 3) -> str:
 def aer_rows(members: list[Explained]) -> list[list[str]]:
     """Member x reading AER (mean ± sd over seeds), the diagonal's last."""
     names = [name for name in reading_names(members)
-             if name != "diagonal" and any(extraction_stats(m, name) is not None
-                                           for m in members)]
+             if any(extraction_stats(m, name) is not None for m in members)]
     rows = [["member", "seeds", *(LABELS.get(name, name) for name in names), "diagonal"]]
     for member in members:
         row = [member.label, str(len(member.records))]
