@@ -253,8 +253,8 @@ def load_suite(name_or_path: str) -> Suite:
 
 
 def _explain(entry, path: Path) -> dict:
-    """The `explain:` block: `methods` a list of attribution methods, the rest positive whole
-    numbers."""
+    """The `explain:` block: `methods` a list of attribution methods (empty: attention's own
+    readings alone), the rest positive whole numbers."""
     if entry is None:
         return {}
     _check_keys(entry, EXPLAIN_KEYS, f"{path}: explain")
@@ -262,7 +262,7 @@ def _explain(entry, path: Path) -> dict:
                              for key, value in entry.items() if key != "methods"}
     if "methods" in entry:
         methods = entry["methods"]
-        if not isinstance(methods, list) or not methods or not set(methods) <= set(METHODS):
+        if not isinstance(methods, list) or not set(methods) <= set(METHODS):
             raise ConfigError(f"{path}: explain: methods is a list of {', '.join(METHODS)}, "
                               f"got {methods!r}")
         block["methods"] = list(methods)
