@@ -257,6 +257,7 @@ MAKE_DATA = {
     "news-alignment": "attnlab data wmt-news --dest data/wmt-news-deen && attnlab align --src "
                       "data/wmt-news-deen/train.de.gz --tgt data/wmt-news-deen/train.en.gz "
                       "--output data/wmt-news-deen/train.de-en.links",
+    "value-norms": "attnlab data multi30k --dest data/multi30k",
 }
 
 
