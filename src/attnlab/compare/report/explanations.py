@@ -224,7 +224,8 @@ def gold_line(members: list[Explained]) -> str:
     methods = settings.get("methods", ["gradient", "integrated_gradients", "erasure"])
     integrated = (f"; integrated gradients with {settings['steps']} points from an all-zero "
                   f"embedding" if "integrated_gradients" in methods else
-                  "; attributions: " + ", ".join(LABELS.get(m, m) for m in methods))
+                  "; attributions: " + ", ".join(LABELS.get(m, m) for m in methods) if methods
+                  else "; no attribution asked for")
     return (f"{gold}; the faithfulness tests on the first {len(faith['steps'])} test sentences "
             f"(the model's own greedy translation forced; adversarial search on "
             f"{settings['adversarial']}{integrated}); uniform attention decodes the whole "
