@@ -8,10 +8,11 @@ import pytest
 import torch
 
 from attnlab.data.vocab import EOS_ID
-from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig, build_model
+from attnlab.models import AttentionConfig
 from attnlab.translation.alignment import AlignmentSet, aer
 from attnlab.translation.alignment.readings import READINGS, VERSION, readable
 from attnlab.translation.alignment.value_norms import norm_weighted, value_norms
+from explain.test_attribution import tiny_model  # small random models of every decoder
 
 # 3 target units over 3 source units: attention's argmax 0, 1, 1
 ATTENTION = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.2, 0.5, 0.3]])
@@ -78,15 +79,6 @@ def test_a_reading_is_read_only_where_its_views_are():
     assert isinstance(VERSION, int)
 
 
-def tiny(kind: str, attention: AttentionConfig, seed: int = 0):
-    torch.manual_seed(seed)
-    config = ModelConfig(
-        encoder=EncoderConfig(embedding_dim=5, hidden_dim=4, dropout=0.0),
-        decoder=DecoderConfig(kind=kind, embedding_dim=5, hidden_dim=8, dropout=0.0,
-                              attention=attention))
-    return build_model(config, 12, 12, max_src_len=16).double().eval()
-
-
 def layer_reading(model, context: torch.Tensor) -> torch.Tensor:
     """What the decoder's first layer after attention adds for `context` (D,) alone, by calling
     that layer itself: Luong's W_c on [c; 0], Bahdanau's deep output on [0; 0; c] minus its
@@ -107,7 +99,7 @@ def layer_reading(model, context: torch.Tensor) -> torch.Tensor:
     ("luong", AttentionConfig("general", mechanism="local-p", window=2)),
 ])
 def test_value_norms_are_the_norms_of_what_the_decoders_layer_reads(kind, attention):
-    model = tiny(kind, attention)
+    model = tiny_model(kind, attention)
     ids = [3, 7, 5, 9]
     found = value_norms(model, ids)
     src = torch.tensor([[*ids, EOS_ID]])   # as the model reads a source
@@ -120,4 +112,4 @@ def test_value_norms_are_the_norms_of_what_the_decoders_layer_reads(kind, attent
 
 def test_a_decoder_without_attention_has_no_value_norms():
     with pytest.raises(ValueError, match="without attention"):
-        value_norms(tiny("none", AttentionConfig()), [3, 4])
+        value_norms(tiny_model("none", AttentionConfig()), [3, 4])
