@@ -26,6 +26,7 @@ class ServedRun:
 
     name: str
     task: str  # a key of attnlab.recipes.RECIPES
+    endpoint: str  # the route that answers its requests (its recipe's endpoint)
     mechanism: str
     config: dict[str, Any]
     loaded: Any  # the recipe's Run (TranslationRun, CaptioningRun, ...): its verbs vary by task
@@ -33,7 +34,8 @@ class ServedRun:
     about: str = ""  # the Run's description: what it is and what it was trained on
 
     def info(self) -> dict[str, Any]:
-        return {"name": self.name, "task": self.task, "mechanism": self.mechanism,
+        return {"name": self.name, "task": self.task,
+                "endpoint": self.endpoint, "mechanism": self.mechanism,
                 "config": self.config, "quantized": self.quantized, "explains": self.explains,
                 "about": self.about}
 
@@ -74,5 +76,5 @@ def load_served(name: str, directory: str | os.PathLike, *, quantize: str | None
     if quantized:
         loaded = loaded.quantized(quantized)
     config = config_to_dict(loaded.config)
-    return ServedRun(name, recipe.name, recipe.describe(loaded.config.model), config, loaded,
-                     quantized, loaded.description)
+    return ServedRun(name, recipe.name, recipe.endpoint, recipe.describe(loaded.config.model),
+                     config, loaded, quantized, loaded.description)

@@ -34,6 +34,8 @@ class RunInfo(BaseModel):
     name: str = Field(description="the name requests use")
     task: str = Field(description="its task, a key of attnlab.recipes.RECIPES: translation, "
                       "captioning, lm")
+    endpoint: str = Field(description="the route that answers its requests, e.g. "
+                          "/api/translate; the explorer's tabs list the runs of their route")
     mechanism: str = Field(description='the attention, e.g. "bahdanau / additive" or '
                            '"luong / general, local-p (D=10)"')
     config: dict[str, Any] = Field(description="the run's config.json")

@@ -6,13 +6,14 @@ import { CaptionResults } from "./caption-view.js";
 import { pickRuns, runNamed, titleOf } from "./runs.js";
 
 const $ = (id) => document.getElementById(id);
+const CAPTION = "/api/caption"; // the route this tab posts to; it lists the runs that answer it
 
 /** The tab: its form, the drop zone and the results. */
 class CaptionView {
   constructor(runs) {
     this.status = $("caption-status");
     this.request = latest();
-    this.runs = pickRuns($("caption-run"), runs, "captioning", this.status);
+    this.runs = pickRuns($("caption-run"), runs, CAPTION, "captioning", this.status);
     this.results = new CaptionResults($("caption-results"), "caption",
       (message, kind) => say(this.status, message, kind));
     this.listen();
@@ -24,7 +25,7 @@ class CaptionView {
     say(this.status, "Captioning…", "busy");
     try {
       const options = body instanceof FormData ? { form: body } : { json: body };
-      const answer = await this.request("/api/caption", options);
+      const answer = await this.request(CAPTION, options);
       await this.results.show({ name: run.name, title: `${titleOf(run)}: ${answer.caption}`,
         answer, data: () => ({ run: run.name, mechanism: run.mechanism, ...answer }) });
       say(this.status, `${run.name} captioned ${source}.`);

@@ -5,8 +5,8 @@ import { api, say, sayError } from "./api.js";
 import { card, compareFigure } from "./compare-view.js";
 import { downloadBar } from "./download.js";
 import { fillLevels, levelsOf, vocabularyOf } from "./levels.js";
-import { runNamed } from "./runs.js";
-import { numberOf } from "./translate.js";
+import { runNamed, runsAnswering } from "./runs.js";
+import { TRANSLATE, numberOf } from "./translate.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -29,7 +29,7 @@ class CompareView {
     this.allRuns = runs;
     this.generation = 0;
     this.shown = null; // { text, entries: [{ run, hypothesis, figure, map }] }
-    const mine = runs.filter((run) => run.task === "translation");
+    const mine = runsAnswering(runs, TRANSLATE);
     $("compare-runs").append(...mine.map(runChoice));
     if (mine.length < 2) {
       for (const control of this.form.elements) control.disabled = true;
@@ -91,7 +91,7 @@ class CompareView {
     const beam = numberOf($("compare-beam"));
     const ticket = ++this.generation;
     say(this.status, `Translating with ${names.length} runs…`, "busy");
-    const answers = await Promise.allSettled(names.map((name) => api("/api/translate",
+    const answers = await Promise.allSettled(names.map((name) => api(TRANSLATE,
       { json: { run: name, text, beam, nbest: 1, level } })));
     if (ticket !== this.generation) return; // a newer comparison started meanwhile
     const failures = answers.filter((answer) => answer.status === "rejected");

@@ -125,10 +125,10 @@ export function mount(host, payload, css) {
     (error) => say(status, error.message, "error"));
 }
 
-/** The figure a view downloads, as an SVG element (veils: the caption's PNG data URLs when
- *  no canvas can draw them, as in Python). */
-export function figure(payload) {
-  if (payload.kind === "translation") {
+/** The figure each kind of view downloads, as an SVG element (veils: the caption's PNG data
+ *  URLs when no canvas can draw them, as in Python); null when it has nothing to draw. */
+const FIGURE = {
+  translation(payload) {
     const level = payload.levels[0];
     const view = payload.view ?? "attention"; // an explanation's first view
     if (view !== "attention") {
@@ -138,22 +138,26 @@ export function figure(payload) {
     const map = hypothesisMap(level.hypotheses[0]);
     const title = levelTitle(payload, level);
     return map && translationFigure(map, payload.explanation ? `${title} · attention` : title);
-  }
-  if (payload.kind === "caption") {
-    const { answer, veils, size } = payload;
+  },
+  caption({ answer, veils, size, title }) {
     const image = { src: answer.image, width: size[1], height: size[0] };
-    return captionFigure(strip(image, answer.tokens, veils, 6), payload.title);
-  }
-  if (payload.kind === "reading") {
-    const { tokens, weights } = payload.answer;
-    return readingDownload(readingFigure(tokens, weights), readingMatrix(tokens, weights),
-      payload.title);
-  }
-  if (payload.kind === "compare") {
+    return captionFigure(strip(image, answer.tokens, veils, 6), title);
+  },
+  reading({ answer: { tokens, weights }, title }) {
+    return readingDownload(readingFigure(tokens, weights), readingMatrix(tokens, weights), title);
+  },
+  compare(payload) {
     const entries = payload.entries.filter((entry) => entry.hypothesis?.attention)
       .map(({ run, hypothesis }) => ({ run, map: hypothesisMap(hypothesis, { cell: 22 }) }));
     return entries.length ? compareFigure(entries) : null;
-  }
-  const parts = payload.views.map(figure).filter((svg) => svg);
-  return parts.length ? stack(parts.map((svg) => ({ svg })), { direction: "column" }) : null;
+  },
+  group(payload) {
+    const parts = payload.views.map(figure).filter((svg) => svg);
+    return parts.length ? stack(parts.map((svg) => ({ svg })), { direction: "column" }) : null;
+  },
+};
+
+/** The figure a view (payload: { kind, ... }) downloads, as an SVG element, or null. */
+export function figure(payload) {
+  return FIGURE[payload.kind](payload);
 }

@@ -6,12 +6,13 @@ import { pickRuns, runNamed, titleOf } from "./runs.js";
 import { ReadingResults } from "./reading-view.js";
 
 const $ = (id) => document.getElementById(id);
+const READ = "/api/read"; // the route this tab posts to; it lists the runs that answer it
 
 export function initReading(runs) {
   const form = $("read-form");
   const status = $("read-status");
   const request = latest();
-  const mine = pickRuns($("read-run"), runs, "lm", status);
+  const mine = pickRuns($("read-run"), runs, READ, "language-model (LSTMN)", status);
   const results = new ReadingResults($("read-results"), "read",
     (message, kind) => say(status, message, kind));
 
@@ -19,7 +20,7 @@ export function initReading(runs) {
     const run = runNamed(mine, $("read-run").value);
     say(status, "Reading…", "busy");
     try {
-      const answer = await request("/api/read", { json: { run: run.name,
+      const answer = await request(READ, { json: { run: run.name,
         text: $("read-text").value } });
       results.show({ name: run.name, title: titleOf(run), answer,
         data: () => ({ run: run.name, mechanism: run.mechanism, ...answer }) });

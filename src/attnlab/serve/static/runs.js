@@ -1,13 +1,18 @@
-// The run pickers: each tab lists the loaded runs of its task.
+// The run pickers: each tab lists the loaded runs that answer the route it posts to (a run's
+// `endpoint`, declared by its task), so no tab knows a task by name.
 
 import { say } from "./api.js";
 
-const TASKS = { translation: "translation", captioning: "captioning", lm: "language-model (LSTMN)" };
+/** The runs that answer endpoint (e.g. "/api/translate"). */
+export function runsAnswering(runs, endpoint) {
+  return runs.filter((run) => run.endpoint === endpoint);
+}
 
-/** Fill select with the runs of one task ("name (mechanism)"); returns those runs. When there is
- *  none, the form is disabled and status says how to load one. */
-export function pickRuns(select, runs, task, status) {
-  const mine = runs.filter((run) => run.task === task);
+/** Fill select with the runs that answer endpoint ("name (mechanism)"); returns those runs.
+ *  When there is none, the form is disabled and status says how to load one (kind: what the
+ *  tab's runs do, e.g. "translation"). */
+export function pickRuns(select, runs, endpoint, kind, status) {
+  const mine = runsAnswering(runs, endpoint);
   select.replaceChildren(...mine.map((run) => {
     const option = document.createElement("option");
     option.value = run.name;
@@ -16,7 +21,7 @@ export function pickRuns(select, runs, task, status) {
   }));
   if (!mine.length) {
     for (const control of select.form.elements) control.disabled = true;
-    say(status, `No ${TASKS[task]} run is loaded: start attnlab serve with --run DIR of one.`,
+    say(status, `No ${kind} run is loaded: start attnlab serve with --run DIR of one.`,
       "error");
   }
   return mine;
@@ -32,7 +37,7 @@ export function describeChoice(select, runs, paragraph) {
 
 /** The run named name among runs (or a stand-in when the list changed under us). */
 export function runNamed(runs, name) {
-  return runs.find((run) => run.name === name) ?? { name, mechanism: "", task: "", config: {} };
+  return runs.find((run) => run.name === name) ?? { name, mechanism: "", endpoint: "", config: {} };
 }
 
 /** "name · mechanism", the title of a figure. */

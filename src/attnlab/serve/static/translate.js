@@ -10,6 +10,8 @@ import { describeChoice, pickRuns, runNamed, titleOf } from "./runs.js";
 import { TranslationResults } from "./translation-view.js";
 
 const $ = (id) => document.getElementById(id);
+/** The route this tab (and the compare tab) posts to; they list the runs that answer it. */
+export const TRANSLATE = "/api/translate";
 
 /** A number input's value, or undefined when empty (the server then uses its default). */
 export function numberOf(input) {
@@ -48,7 +50,7 @@ class TranslateView {
     this.status = $("translate-status");
     this.request = latest();
     this.explainRequest = latest(); // its own: an explanation never aborts a translation
-    this.runs = pickRuns($("translate-run"), runs, "translation", this.status);
+    this.runs = pickRuns($("translate-run"), runs, TRANSLATE, "translation", this.status);
     describeChoice($("translate-run"), this.runs, $("translate-about"));
     levelToggle($("translate-levels"), "level", this.runs, $("translate-run"));
     capBeam(this.runs, $("translate-run"), [$("translate-beam"), $("translate-nbest")]);
@@ -95,7 +97,7 @@ class TranslateView {
     const text = $("translate-text").value;
     say(this.status, "Translating…", "busy");
     try {
-      const answer = await this.request("/api/translate", { json: {
+      const answer = await this.request(TRANSLATE, { json: {
         run: run.name, text, beam: numberOf($("translate-beam")),
         nbest: numberOf($("translate-nbest")), level,
       } });
