@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from attnlab.attention import Attention, HardAttention, MovingAverageBaseline, reinforce_loss
-from attnlab.attention import reference as ref
+from references import attention as ref
 
 
 def batch(seed=0):

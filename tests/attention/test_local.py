@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnlab.attention import LocalAttention
-from attnlab.attention import reference as ref
+from references import attention as ref
 
 from .problems import ALL_SCORES, MAX_LEN, problems, seeded
 

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from torch.autograd import gradcheck
 
 from attnlab.attention import LocalAttention
-from attnlab.attention import reference as ref
 from attnlab.attention.ops import gather_rows
 from attnlab.attention.windows import window_dots, window_sums
+from references import attention as ref
 
 from .problems import MAX_LEN, problems, seeded
 

@@ -18,7 +18,7 @@ from attnlab.explain.faithfulness import erasure_flips, permutation_tvd, step_ag
 from attnlab.explain.forced import ForcedSentence, gradient_x_input
 from attnlab.explain.intervene import at_steps, intervening, uniform
 from attnlab.models import LSTMN, LanguageModel, LSTMReader
-from attnlab.models.lstmn_reference import lstmn_loop
+from references.lstmn import lstmn_loop
 
 VOCAB = 10                 # ids 0-3 the special tokens, 4-9 words
 EMBED = VOCAB + 1          # a one-hot of the word and a constant 1

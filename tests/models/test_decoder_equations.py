@@ -10,7 +10,7 @@ from torch import nn
 
 from attnlab.attention import as_dense
 from attnlab.data import BOS_ID, EOS_ID, PAD_ID
-from attnlab.models.decoder_reference import decoder_loop, gru_cell, lstm_cell
+from references.decoders import decoder_loop, gru_cell, lstm_cell
 
 from .variants import FIRST_WORD, Sizes, V, translation_model
 

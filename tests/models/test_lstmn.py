@@ -12,7 +12,7 @@ from attnlab.attention import SCORES
 from attnlab.errors import ConfigError
 from attnlab.models import LSTMN, EncoderConfig, ModelConfig, build_model
 from attnlab.models.lstmn import LSTMNEncoder
-from attnlab.models.lstmn_reference import lstmn_loop
+from references.lstmn import lstmn_loop
 
 # Right padding (rows 1, 2), a sentence of one token (row 3), and holes (row 4): the reference
 # reads only the real tokens, so all of them must agree.

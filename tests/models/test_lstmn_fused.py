@@ -12,7 +12,7 @@ from torch.autograd import gradcheck
 
 from attnlab.models import LSTMN
 from attnlab.models.lstmn_fused import FusedAdditiveLSTMN
-from attnlab.models.lstmn_reference import lstmn_loop
+from references.lstmn import lstmn_loop
 
 
 def pair(input_dim, hidden_dim, layers, attention_dim, seed, dtype=torch.double):

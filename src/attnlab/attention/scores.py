@@ -11,7 +11,7 @@ A decoder keeps `projected` (and reorders it with its beams); it is returned, ne
 module. A score declares what it needs (`needs_equal_dims`, `needs_max_len`) so that callers ask
 before building instead of catching an error, and what it allows (`windows_are_dots`: local
 attention reads its windows in place). To add a score: write one class (with `from_dims`),
-add one line to `SCORES` and one to `attnlab.attention.reference.PAIR_SCORES`.
+add one line to `SCORES` and one to `PAIR_SCORES` of tests/references/attention.py.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ adaptive summaries take the place of h_{t-1} and c_{t-1} in the gates:
 The first step reads an empty tape: h~_1 = c~_1 = 0. A position whose mask is False is skipped:
 it is never written to the tapes, it leaves h~ unchanged, and its output and weights are zero,
 so padding (anywhere) cannot change a real position. (Only the `location` score reads where a
-key sits: it addresses tape entries by their index in the batch.) `lstmn_reference.py` is the
+key sits: it addresses tape entries by their index in the batch.) tests/references/lstmn.py is the
 loop version the tests hold this one to.
 
 `layer.intervention`, when set (attnlab.explain.self_attention, for the faithfulness tests), is

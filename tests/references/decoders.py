@@ -17,11 +17,10 @@ import torch
 from torch import Tensor, nn
 
 from attnlab.attention import HardAttention, LocalAttention, Mechanism
-from attnlab.attention.reference import attend_loop, local_loop
-
-from .decoder_base import OutputLayer
-from .decoders import BahdanauDecoder, LuongDecoder
-from .encoder import EncoderOutput
+from attnlab.models.decoder_base import OutputLayer
+from attnlab.models.decoders import BahdanauDecoder, LuongDecoder
+from attnlab.models.encoder import EncoderOutput
+from references.attention import attend_loop, local_loop
 
 Layers = list[tuple[Tensor, ...]]  # per RNN layer: (h,) for a GRU, (h, c) for an LSTM, each (H,)
 

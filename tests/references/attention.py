@@ -15,10 +15,10 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from . import scores
-from .hard import HardAttention
-from .local import LocalAttention
-from .scores import COSINE_EPS, Cosine, Location, Score
+from attnlab.attention import scores
+from attnlab.attention.hard import HardAttention
+from attnlab.attention.local import LocalAttention
+from attnlab.attention.scores import COSINE_EPS, Cosine, Location, Score
 
 
 def dot(q: Tensor, k: Tensor) -> Tensor:

@@ -16,9 +16,8 @@ from typing import cast
 import torch
 from torch import Tensor
 
-from attnlab.attention.reference import alignment
-
-from .lstmn import LSTMN, LSTMNLayer
+from attnlab.models.lstmn import LSTMN, LSTMNLayer
+from references.attention import alignment
 
 # (t, s^t (t,)) -> the weights read instead (t,)
 Reweight = Callable[[int, Tensor], Tensor]
