@@ -34,13 +34,11 @@ def test_training_returns_one_real_value_per_query(name):
 def test_samples_follow_the_soft_weights():
     query, keys, values, mask = batch()
     hard = HardAttention("general", query_dim=5, key_dim=5, expectation_prob=0.0).train()
-    gen = torch.Generator().manual_seed(1)
-    draws = 4000
-    counts = torch.zeros(4, 3, 6)
-    for _ in range(draws // 100):
-        index = torch.stack([hard.attend(query, keys, values, mask, generator=gen).sample.index
-                             for _ in range(100)])  # (100, B, Tq)
-        counts += torch.nn.functional.one_hot(index, 6).sum(0)
+    draws = 4000  # copies of the batch in one call: each row samples on its own
+    copies = [tensor.repeat(draws, *[1] * (tensor.dim() - 1))
+              for tensor in (query, keys, values, mask)]
+    index = hard.attend(*copies, generator=torch.Generator().manual_seed(1)).sample.index
+    counts = torch.nn.functional.one_hot(index.view(draws, 4, 3), 6).sum(0)  # (B, Tq, Tk)
     weights = hard.attend(query, keys, values, mask).weights.detach()
     # Binomial standard error at 4000 draws is at most 0.008: 0.04 is five of them.
     torch.testing.assert_close(counts / draws, weights, atol=0.04, rtol=0)
