@@ -31,6 +31,7 @@ def fetched(tmp_path_factory):
 
 
 @needs_copy
+@pytest.mark.slow  # reads and writes every set whole (about 40,000 pairs)
 def test_the_local_copy_gives_every_set_and_a_training_split(fetched):
     dest, split = fetched
     assert all(wmt_news.text_sha256(dest / name) == wmt_news.TEXT_SHA256[name[:-3]]
@@ -52,6 +53,7 @@ def test_the_local_copy_gives_every_set_and_a_training_split(fetched):
 
 
 @needs_copy
+@pytest.mark.slow  # reads and writes every set whole (about 40,000 pairs)
 def test_a_second_fetch_keeps_the_files(fetched, capsys):
     dest, split = fetched
     before = {name: (dest / name).stat().st_mtime_ns for name in NAMES}
@@ -86,6 +88,7 @@ def test_a_missing_file_is_named(tmp_path):
 
 
 @needs_copy
+@pytest.mark.slow  # reads and writes every set whole (about 40,000 pairs)
 def test_download_gzips_the_text_files_and_checks_their_digest(tmp_path, serve):
     upstream = tmp_path / "upstream"
     upstream.mkdir()
