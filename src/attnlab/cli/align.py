@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import names
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from attnlab.translation.alignment import METHODS
-
     parser = subparsers.add_parser(
         "align", help="word-align a parallel corpus with eflomal, for guided alignment",
         description="Align --src and --tgt (plain or .gz, line k with line k; words are "
@@ -27,7 +27,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tgt", required=True, metavar="FILE", help="target side")
     parser.add_argument("--output", required=True, metavar="FILE",
                         help="the links file (written whole), e.g. DATA/train.de-en.links")
-    parser.add_argument("--method", choices=sorted(METHODS), default="grow-diag-final-and",
+    parser.add_argument("--method", choices=sorted(names.SYMMETRISATIONS),
+                        default="grow-diag-final-and",
                         help="symmetrisation heuristic (Koehn et al. 2003; default "
                         "grow-diag-final-and)")
     parser.set_defaults(func=run)

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import argparse
 
-from attnlab.data import dates, multi30k, multi30k_long, rwth, wmt_news
-from attnlab.data.not_dates import NOT_A_DATE
 from attnlab.errors import ConfigError
 
+from . import names
 from .caption import add_shapes_parser
 
 
@@ -27,9 +26,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     fetch.add_argument(
         "--pair",
         default="de-en",
-        help=f"source-target languages, from {', '.join(multi30k.LANGUAGES)} (default: de-en)",
+        help=f"source-target languages, from {', '.join(names.MULTI30K_LANGUAGES)} "
+        "(default: de-en)",
     )
-    add_source_options(fetch, multi30k.DEFAULT_URL)
+    add_source_options(fetch, names.MULTI30K_URL)
     fetch.set_defaults(func=run_multi30k)
     add_long_parser(datasets)
     add_rwth_parser(datasets)
@@ -39,19 +39,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "dates",
         help="generate the dates task (dates in 8 languages -> ISO, with gold alignments)",
         description="Write {train,val,test}.{src,tgt,align} and meta.json into --dest: dates "
-        f"of the years --years ({dates.RECENT_SHARE:.0%} of them from 1950-2049 when the range "
-        "reaches beyond it), and a share --not-dates of sources that are no date, whose target "
-        f"is {NOT_A_DATE!r}. --years 1950-2049 --not-dates 0 is the task as first made "
-        "(the dates compare suite's).",
+        f"of the years --years ({names.DATES_RECENT_SHARE:.0%} of them from 1950-2049 when the "
+        "range reaches beyond it), and a share --not-dates of sources that are no date, whose "
+        f"target is {names.NOT_A_DATE!r}. --years 1950-2049 --not-dates 0 is the task as first "
+        "made (the dates compare suite's).",
     )
     generate.add_argument("--dest", required=True, help="output directory")
     generate.add_argument("--size", type=int, default=20000, help="examples in all (default 20000)")
     generate.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    generate.add_argument("--years", type=_years, default=(dates.WIDE.first_year,
-                                                           dates.WIDE.last_year),
+    generate.add_argument("--years", type=_years, default=(names.DATES_FIRST_YEAR,
+                                                           names.DATES_LAST_YEAR),
                           metavar="FIRST-LAST", help="the years of the dates (default "
-                          f"{dates.WIDE.first_year}-{dates.WIDE.last_year})")
-    generate.add_argument("--not-dates", type=_share, default=dates.WIDE.not_dates,
+                          f"{names.DATES_FIRST_YEAR}-{names.DATES_LAST_YEAR})")
+    generate.add_argument("--not-dates", type=_share, default=names.DATES_NOT_DATES,
                           metavar="SHARE", help="share of sources that are no date, 0 to 0.5 "
                           "(default %(default)g)")
     generate.set_defaults(func=run_dates)
@@ -59,6 +59,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_multi30k(args: argparse.Namespace) -> int:
+    from attnlab.data import multi30k
+
     pair = multi30k.parse_pair(args.pair)
     multi30k.fetch_multi30k(args.dest, pair=pair, base_url=args.base_url, from_dir=args.from_dir)
     print(f"Multi30k {'-'.join(pair)} is in {args.dest}")
@@ -77,17 +79,19 @@ def add_rwth_parser(datasets: argparse._SubParsersAction) -> None:
     gold = datasets.add_parser(
         "rwth-gold",
         help="download the RWTH German-English gold word alignments (checksum-verified)",
-        description=f"Download test.de-en and deen.talp ({rwth.PAIRS} Europarl sentence pairs "
-        "with hand-made word alignments; Luong et al. 2015, Table 6) into --dest, for "
+        description=f"Download test.de-en and deen.talp ({names.RWTH_PAIRS} Europarl sentence "
+        "pairs with hand-made word alignments; Luong et al. 2015, Table 6) into --dest, for "
         "`evaluate --rwth DIR` and `report --rwth DIR`; files already there with the right "
         "checksum are kept.",
     )
     gold.add_argument("--dest", required=True, help="directory for the two files")
-    add_source_options(gold, rwth.DEFAULT_URL)
+    add_source_options(gold, names.RWTH_URL)
     gold.set_defaults(func=run_rwth)
 
 
 def run_rwth(args: argparse.Namespace) -> int:
+    from attnlab.data import rwth
+
     rwth.fetch_rwth_gold(args.dest, base_url=args.base_url, from_dir=args.from_dir)
     print(f"RWTH German-English gold alignments are in {args.dest} (use --rwth {args.dest})")
     return 0
@@ -100,17 +104,19 @@ def add_wmt_news_parser(datasets: argparse._SubParsersAction) -> None:
         description="Download the WMT news test sets 2008-2018 (32,746 German-English pairs, "
         "news text: the nearest domain to the RWTH Europarl gold alignments available here) "
         "as {set}.de.gz / {set}.en.gz into --dest, then write train.de.gz / train.en.gz from "
-        f"every set but {wmt_news.VALID} (validation) and {wmt_news.TEST} (test), without "
-        "repeated pairs or pairs sharing a side with those two. Train on it with data.dir: "
-        f"DEST, data.valid: {wmt_news.VALID}, data.test: {wmt_news.TEST}. Files already there "
-        "with the right checksum are kept.",
+        f"every set but {names.WMT_NEWS_VALID} (validation) and {names.WMT_NEWS_TEST} (test), "
+        "without repeated pairs or pairs sharing a side with those two. Train on it with "
+        f"data.dir: DEST, data.valid: {names.WMT_NEWS_VALID}, data.test: {names.WMT_NEWS_TEST}. "
+        "Files already there with the right checksum are kept.",
     )
     news.add_argument("--dest", required=True, help="directory for the .gz files")
-    add_source_options(news, wmt_news.DEFAULT_URL, "the {set}.{de,en}.gz files")
+    add_source_options(news, names.WMT_NEWS_URL, "the {set}.{de,en}.gz files")
     news.set_defaults(func=run_wmt_news)
 
 
 def run_wmt_news(args: argparse.Namespace) -> int:
+    from attnlab.data import wmt_news
+
     wmt_news.fetch_wmt_news(args.dest, base_url=args.base_url, from_dir=args.from_dir)
     return 0
 
@@ -127,8 +133,8 @@ def add_long_parser(datasets: argparse._SubParsersAction) -> None:
                       help="the Multi30k folder, e.g. data/multi30k")
     long.add_argument("--dest", required=True, help="output directory")
     long.add_argument("--pair", default="de-en",
-                      help=f"source-target languages, from {', '.join(multi30k.LANGUAGES)} "
-                      f"(default: de-en)")
+                      help="source-target languages, from "
+                      f"{', '.join(names.MULTI30K_LANGUAGES)} (default: de-en)")
     long.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     long.add_argument("--max-join", type=int, default=4,
                       help="most pairs joined into one example (default 4)")
@@ -136,6 +142,8 @@ def add_long_parser(datasets: argparse._SubParsersAction) -> None:
 
 
 def run_multi30k_long(args: argparse.Namespace) -> int:
+    from attnlab.data import multi30k, multi30k_long
+
     pair = multi30k.parse_pair(args.pair)
     stats = multi30k_long.make_long_multi30k(args.from_dir, args.dest, pair=pair,
                                              seed=args.seed, max_join=args.max_join)
@@ -157,6 +165,8 @@ def long_summary(split: str, stats: dict) -> str:
 
 
 def run_dates(args: argparse.Namespace) -> int:
+    from attnlab.data import dates
+
     first, last = args.years
     world = dates.DateWorld(first, last, not_dates=args.not_dates)
     sizes = dates.write_dates(args.dest, size=args.size, seed=args.seed, world=world)
@@ -166,6 +176,8 @@ def run_dates(args: argparse.Namespace) -> int:
 
 
 def _years(text: str) -> tuple[int, int]:
+    from attnlab.data import dates
+
     try:
         return dates.parse_years(text)
     except ValueError as error:
@@ -177,6 +189,8 @@ def _share(text: str) -> float:
         share = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    from attnlab.data import dates
+
     try:
         return dates.DateWorld(not_dates=share).not_dates
     except ConfigError as error:
