@@ -13,6 +13,7 @@ import pytest
 
 from attnlab.cli import main
 from attnlab.data import read_lines
+from shared_data import missing
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_ROOT = Path(os.environ.get("ATTNLAB_DATA", REPO_ROOT.parent / "shared" / "data"))
@@ -88,8 +89,7 @@ def test_bad_options_are_refused(option, message, corpus, tmp_path, capsys):
 
 @pytest.mark.skipif(not all((MULTI30K / f"{split}.{language}.gz").is_file()
                             for split in SIZES for language in ("de", "en")),
-                    reason=f"no local Multi30k de-en copy in {MULTI30K} (set ATTNLAB_DATA to the "
-                           f"shared data folder)")
+                    reason=missing("multi30k"))
 def test_the_real_multi30k(tmp_path, capsys):
     dest = tmp_path / "long"
     assert long_data("--from", MULTI30K, "--dest", dest) == 0

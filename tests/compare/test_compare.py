@@ -4,6 +4,7 @@ losses continue from the checkpoint) and does not retrain the finished ones."""
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -85,10 +86,11 @@ def test_report_gathers_what_is_finished_and_only_runs_one(tmp_path, dates_dir, 
                  "--quiet"]) == 0
     assert not (out / "plain").exists()
     assert (out / "bahdanau" / "seed-1" / "compare.json").is_file()
-    assert not (out / "report.html").exists()
+    assert "Not finished yet:</b> plain (left out by --only)" in (out / "report.html").read_text()
     assert main(["compare", suite, "--dir", str(out), "--report"]) == 0
     page = (out / "report.html").read_text()
-    assert "Not finished yet:</b> plain" in page and "Bahdanau" in page
+    assert "Not finished yet:</b> plain (left out by --only)" in page and "Bahdanau" in page
+    assert f"--dir {out} --only bahdanau</code>" in page    # as the runs were asked for
 
 
 @pytest.mark.slow
@@ -230,11 +232,21 @@ def test_several_only_run_each_and_the_report_names_its_options(tmp_path, dates_
     suite = str(suite_file(tmp_path, dates_dir, steps=(10, 10)))
     assert main(["compare", suite, "--dir", str(out), "--only", "plain", "--only", "plain"]) == 2
     assert "--only names a member twice" in capsys.readouterr().err
-    assert main(["compare", suite, "--dir", str(out), "--only", "plain", "--only", "bahdanau",
-                 "--seeds", "1", "--data", str(dates_dir), "--quiet"]) == 0
-    assert all((out / name / "seed-1" / "compare.json").is_file()
-               for name in ("plain", "bahdanau"))
-    assert main(["compare", suite, "--dir", str(out), "--report", "--seeds", "1", "--data",
-                 str(dates_dir)]) == 0
-    made_by = (out / "results.md").read_text().splitlines()[2]
-    assert made_by == f"`attnlab compare {suite} --dir {out} --seeds 1 --data {dates_dir}`"
+    assert main(["compare", suite, "--dir", str(out), "--only", "plain", "--seeds", "2",
+                 "--scale", "0.5", "--data", str(dates_dir), "--quiet"]) == 0
+    assert all((out / "plain" / f"seed-{k}" / "compare.json").is_file() for k in (1, 2))
+    assert not (out / "bahdanau").exists()
+    # a bare --report describes the runs as they were asked for
+    assert main(["compare", suite, "--dir", str(out), "--report"]) == 0
+    markdown = (out / "results.md").read_text()
+    made_by = markdown.splitlines()[2]
+    assert made_by == (f"`attnlab compare {suite} --dir {out} --only plain --seeds 2 "
+                       f"--data {dates_dir} --scale 0.5`")
+    assert "Every member trains for 5 updates, with 2 seed(s)" in markdown
+    assert "of 5 seeds" not in markdown and "bahdanau (left out by --only)" in markdown
+    # the command it gives, pasted, trains nothing more and writes the same report
+    records = {k: (out / "plain" / f"seed-{k}" / "compare.json").read_bytes() for k in (1, 2)}
+    assert main(shlex.split(made_by.strip("`"))[1:]) == 0
+    assert {k: (out / "plain" / f"seed-{k}" / "compare.json").read_bytes()
+            for k in (1, 2)} == records
+    assert (out / "results.md").read_text().splitlines()[2] == made_by

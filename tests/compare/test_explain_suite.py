@@ -22,7 +22,7 @@ from attnlab.compare.stats.explanations import EXPLANATION_CLAIMS, Explained, cl
 from attnlab.compare.stats.explanations import reading_tests as extraction_tests
 from attnlab.compare.suite.definition import load_suite
 from attnlab.errors import ConfigError
-from attnlab.translation.alignment.readings import VERSION
+from attnlab.translation.explanation_scores import VERSION
 
 from .test_compare import suite_file
 
@@ -60,6 +60,12 @@ def test_explain_records_every_finished_run_keeps_them_and_reports_the_claims(
     faith = record["faithfulness"]
     assert len(faith["steps"]) == 3 and len(faith["adversarial_jsd"]) == 1
     assert all(len(flips) == 3 for flips in faith["flips"].values())
+    assert len(faith["flips"]) == len(faith["erased_weight"]) == 5   # every control
+    for figure in ("comprehensiveness", "sufficiency"):
+        assert {name: len(found) for name, found in faith[figure].items()} == \
+            {"attention": 3, "random": 3}
+    assert set(faith["randomisation"]) == {"attention", "gradient", "integrated_gradients",
+                                           "erasure"}
     scored = json.loads((out / "bahdanau" / "seed-1" / "compare.json").read_text())
     assert len(record["uniform"]["hypotheses"]) == len(scored["hypotheses"]) == 30
 
@@ -70,6 +76,8 @@ def test_explain_records_every_finished_run_keeps_them_and_reports_the_claims(
     assert "no attention: attention is" not in page     # a member without attention is left out
     markdown = (out / "results.md").read_text()
     assert "#### Is attention an alignment?" in markdown and "row t+1" in markdown
+    assert "ERASER: comprehensiveness and sufficiency against a random ranking" in markdown
+    assert "Model randomisation: each view against the randomised model's" in markdown
 
     stamp = (out / "bahdanau" / "seed-1" / "explain.json").stat().st_mtime_ns
     assert main(["compare", suite, "--dir", str(out), "--explain", "--quiet"]) == 0
@@ -141,8 +149,8 @@ def test_a_run_not_yet_trained_is_named_and_left_for_later(tmp_path, dates_dir, 
 
 @pytest.mark.parametrize("block, says", [
     ({"pairz": 3}, "unknown key 'pairz'; did you mean 'pairs'?"),
-    ({"pairs": 0}, "explain: pairs must be a positive whole number, got 0"),
-    ({"seeds": 1.5}, "explain: seeds must be a positive whole number, got 1.5"),
+    ({"pairs": 0}, "explain: pairs must be a whole number from 1 to 1,000,000, got 0"),
+    ({"seeds": 1.5}, "explain: seeds must be a whole number from 1 to 100, got 1.5"),
     ({"methods": ["saliency"]}, "explain: methods is a list of gradient, integrated_gradients, "
                                 "erasure, got ['saliency']"),
 ])
@@ -162,7 +170,9 @@ N = 80
 def record(seed, *, attention_links, diagonal_links, top_flips, random_flips, tau):
     """One seed's explanation record: per pair (|A&S|, |A&P|, |A|, |S|) counts with
     `attention_links` of 4 links right, the diagonal `diagonal_links`; per sentence 10 steps
-    of which top_flips / random_flips flipped; tau per sentence."""
+    of which top_flips / random_flips flipped (the second most attended as the random one);
+    tau per sentence; ERASER's figures per sentence, attention's comprehensiveness top_flips
+    and sufficiency random_flips, a random ranking's the other way round."""
     rng = np.random.default_rng(seed)
 
     def counts(right):
@@ -172,6 +182,9 @@ def record(seed, *, attention_links, diagonal_links, top_flips, random_flips, ta
     def flips(rate):
         return [int(f) for f in rng.binomial(10, rate, N)]
 
+    def figures(mean):
+        return list(mean + 0.1 * rng.standard_normal(N))
+
     return {"attention": True, "settings": {"adversarial": 1, "steps": 4},
             "extractions": {"gold": {"name": "dates task gold x", "kind": "dates",
                                      "title": "the dates task's gold", "short": "dates"},
@@ -180,7 +193,11 @@ def record(seed, *, attention_links, diagonal_links, top_flips, random_flips, ta
                                                      "diagonal": counts(diagonal_links)}},
             "faithfulness": {"steps": [10] * N, "flips": {
                 "top_attention": flips(top_flips), "random": flips(random_flips),
-                "top_gradient": flips(top_flips)},
+                "top_gradient": flips(top_flips), "second_attention": flips(random_flips)},
+                "comprehensiveness": {"attention": figures(top_flips),
+                                      "random": figures(random_flips)},
+                "sufficiency": {"attention": figures(random_flips),
+                                "random": figures(top_flips)},
                 "agreement": {"gradient": list(tau + 0.2 * rng.standard_normal(N))},
                 "permutation_tvd": [0.1] * N, "adversarial_jsd": [0.5]},
             "uniform": {"hypotheses": ["x"] * 4, "references": ["a b c d"] * 4}}
@@ -200,10 +217,10 @@ def test_each_claim_is_found_where_true_refuted_where_false_and_undecided_on_one
     lonely = member("lonely", seeds=1, attention_links=3, diagonal_links=1, top_flips=0.5,
                     random_flips=0.05, tau=0.4)
     claim_tests([aligned, backwards, lonely], CLAIMS)
-    assert [claim_outcome(aligned.tests[c]) for c in CLAIMS] == ["reproduced"] * 3
+    assert [claim_outcome(aligned.tests[c]) for c in CLAIMS] == ["reproduced"] * len(CLAIMS)
     outcomes = [claim_outcome(backwards.tests[c]) for c in CLAIMS]
-    assert outcomes == ["not reproduced", "not reproduced", "inconclusive"]
-    assert [claim_outcome(lonely.tests[c]) for c in CLAIMS] == ["inconclusive"] * 3
+    assert outcomes == ["not reproduced", "not reproduced", *["inconclusive"] * 4]
+    assert [claim_outcome(lonely.tests[c]) for c in CLAIMS] == ["inconclusive"] * len(CLAIMS)
     assert all(t.p_adjusted is not None for t in aligned.tests.values())   # Holm-adjusted
     rows = aer_rows([aligned, backwards])
     assert rows[0][:3] == ["member", "seeds", "attention"] and rows[1][1] == "3"
@@ -297,6 +314,6 @@ def test_a_run_another_process_holds_is_left_to_it(tmp_path, dates_dir, capsys):
     with run_lock(run_dir):
         assert explain_suite(suite, tmp_path / "out", RunOptions(progress=False)) == 0
     said = capsys.readouterr().out
-    assert "[1/4] plain seed 1: another process holds it; left to that one" in said
+    assert "[1/1] plain seed 1: another process holds it; left to that one" in said
     assert "held by another process, so not explained here: plain seed 1" in said
     assert not (run_dir / "explain.json").exists()

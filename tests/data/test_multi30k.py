@@ -13,6 +13,7 @@ import pytest
 from attnlab.cli import main
 from attnlab.data.multi30k import SHA256, SPLITS, fetch_multi30k, parse_pair, sha256_of
 from attnlab.errors import ConfigError, DataError
+from shared_data import missing
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_ROOT = Path(os.environ.get("ATTNLAB_DATA", REPO_ROOT.parent / "shared" / "data"))
@@ -21,7 +22,7 @@ PAIR_FILES = [f"{split}.{lang}.gz" for split in SPLITS for lang in ("de", "en")]
 
 needs_copy = pytest.mark.skipif(
     not all((MULTI30K / name).is_file() for name in SHA256),
-    reason=f"no local Multi30k copy in {MULTI30K} (set ATTNLAB_DATA to the shared data folder)",
+    reason=missing("multi30k"),
 )
 
 

@@ -14,6 +14,7 @@ from attnlab.data.download import sha256_of
 from attnlab.data.rwth import DEFAULT_URL, FILES, PAIRS, SHA256, fetch_rwth_gold
 from attnlab.errors import DataError
 from attnlab.translation.alignment import RWTH_FILES, rwth_gold
+from shared_data import missing
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_ROOT = Path(os.environ.get("ATTNLAB_DATA", REPO_ROOT.parent / "shared" / "data"))
@@ -21,7 +22,7 @@ RWTH = DATA_ROOT / "rwth-deen-gold"
 
 needs_copy = pytest.mark.skipif(
     not all((RWTH / name).is_file() for name in FILES),
-    reason=f"no local RWTH gold copy in {RWTH} (set ATTNLAB_DATA to the shared data folder)",
+    reason=missing("rwth-deen-gold"),
 )
 
 

@@ -12,13 +12,14 @@ from attnlab.cli import main
 from attnlab.data import wmt_news
 from attnlab.data.corpus import read_parallel
 from attnlab.errors import DataError
+from shared_data import missing
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_ROOT = Path(os.environ.get("ATTNLAB_DATA", REPO_ROOT.parent / "shared" / "data"))
 COPY = DATA_ROOT / "wmt-news-deen"
 needs_copy = pytest.mark.skipif(
     not (COPY / "newstest2018.en.gz").is_file(),
-    reason=f"no local WMT news copy in {COPY} (set ATTNLAB_DATA to the shared data folder)",
+    reason=missing("wmt-news-deen"),
 )
 NAMES = [f"{name}.gz" for name in wmt_news.TEXT_SHA256]
 

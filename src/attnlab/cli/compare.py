@@ -108,17 +108,18 @@ def run(args: argparse.Namespace) -> int:
                          progress=not args.quiet, seeds=args.seeds,
                          retrain=frozenset(args.retrain), wait=args.wait)
     if args.explain:
+        from attnlab.compare.run.asked import as_asked
         from attnlab.compare.run.explain_records import explain_suite
 
-        explain_suite(suite, args.dir, options)
+        # the runs as they were trained (their seeds, data, scale), unless told otherwise
+        explain_suite(suite, args.dir, as_asked(args.dir, options))
     elif not args.report:
         run_suite(suite, args.dir, options, only=args.only, seed=args.seed, jobs=args.jobs)
-        if args.only or args.seed:
-            what = " ".join(part for part in (*(args.only or []),
-                                              args.seed and f"seed {args.seed}") if part)
-            print(f"{what} finished; attnlab compare {args.suite} --dir {args.dir} --report "
-                  f"gathers the finished runs", file=sys.stderr)
+        if args.seed:   # one run of several trained side by side (--jobs's children do this)
+            print(f"seed {args.seed} finished; attnlab compare {args.suite} --dir {args.dir} "
+                  f"--report gathers the finished runs", file=sys.stderr)
             return 0
+    # after training too (every member's runs, or --only's): the report of what is finished
     written = write_report(suite, args.dir, options)
     for path in written:
         print(f"wrote {path}")

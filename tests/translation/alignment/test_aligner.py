@@ -21,6 +21,7 @@ from attnlab.translation.alignment import (
     rwth_gold,
     symmetrise,
 )
+from shared_data import missing
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DATA_ROOT = Path(os.environ.get("ATTNLAB_DATA", REPO_ROOT.parent / "shared" / "data"))
@@ -140,7 +141,7 @@ def test_unknown_method_fails_before_training():
 
 @pytest.mark.skipif(
     not (RWTH / "deen.talp").is_file(),
-    reason=f"no RWTH gold alignments in {RWTH} (set ATTNLAB_DATA to the shared data folder)",
+    reason=missing("rwth-deen-gold"),
 )
 def test_rwth_gold_with_some_multi30k():
     pytest.importorskip("eflomal", reason=NO_EFLOMAL)

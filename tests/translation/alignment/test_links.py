@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from attnlab.errors import DataError
 from attnlab.translation.alignment import AlignmentSet, links_line, read_links
+from shared_data import missing
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DATA_ROOT = Path(os.environ.get("ATTNLAB_DATA", REPO_ROOT.parent / "shared" / "data"))
@@ -47,7 +48,7 @@ def test_read_links_errors_name_file_and_line(tmp_path):
 
 @pytest.mark.skipif(
     not (RWTH / "deen.talp").is_file(),
-    reason=f"no RWTH gold alignments in {RWTH} (set ATTNLAB_DATA to the shared data folder)",
+    reason=missing("rwth-deen-gold"),
 )
 def test_rwth_gold_file_reads_in_de_en_orientation():
     gold = read_links(RWTH / "deen.talp", one_indexed=True)

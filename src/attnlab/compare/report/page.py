@@ -20,6 +20,7 @@ from attnlab.recipes import RECIPES
 from attnlab.viz import comparison
 from attnlab.viz.report import STYLE, data_uri, html_table
 
+from ..run.asked import as_asked, asked_members
 from ..run.baseline import aligner_baseline
 from ..run.lock import report_lock
 from ..run.registration import registered_claims
@@ -47,12 +48,14 @@ def gather(suite: Suite, directory: Path, options: RunOptions
     and what is not finished: members with no seed, or seeds still missing."""
     records, missing = [], []
     seeds = options.seeds_of(suite)
+    asked = asked_members(suite, directory)
     for member in suite.members:
         folders = [seed_dir(directory, member.name, k) for k in range(1, seeds + 1)]
         found = [(folder, record) for folder in folders
                  if (record := read_record(folder)) is not None]
         if not found:
-            missing.append(member.name)
+            missing.append(member.name if member.name in asked else
+                           f"{member.name} (left out by --only)")
             continue
         if len(found) < seeds:
             missing.append(f"{member.name} ({len(found)} of {seeds} seeds)")
@@ -72,26 +75,29 @@ def table_notes(records: list[dict]) -> list[str]:
         counts = " or ".join(str(n) for n in seeds)
         notes.append(f"Scores are mean ± sample standard deviation over the seeds ({counts} "
                      f"per member); a member with one seed shows its value.")
-    for gold, aer in diagonal_aers(records).items():
+    for about, aer, pairs in diagonal_aers(records).values():
         notes.append(f"The diagonal aligner (target unit t linked to the source unit at the same "
-                     f"relative position): AER {aer:.3f} on the same sentences ({gold}).")
+                     f"relative position): AER {aer:.3f} on the members' pairs of "
+                     f"{about['title']} ({pairs:,} pairs).")
     return notes
 
 
-def diagonal_aers(records: list[dict]) -> dict[str, float]:
-    """Each gold set's AER of the diagonal aligner, from a member's per-pair counts of it."""
+def diagonal_aers(records: list[dict]) -> dict[str, tuple[dict, float, int]]:
+    """Each gold set's (record, AER of the diagonal aligner, pairs), from a member's per-pair
+    counts of it."""
     import numpy as np
 
     from ..stats.across_seeds import aer_scorer
 
-    found: dict[str, float] = {}
+    found: dict[str, tuple[dict, float, int]] = {}
     for record in records:
         for run in record.get("runs") or [record]:
             for alignment in run.get("alignments") or []:
                 counts = alignment.get("baseline_counts")
                 if counts and alignment["name"] not in found:
                     total = np.asarray(counts, dtype=float).sum(axis=0)
-                    found[alignment["name"]] = float(aer_scorer(total))
+                    found[alignment["name"]] = (alignment["gold"], float(aer_scorer(total)),
+                                                len(counts))
     return found
 
 
@@ -140,6 +146,7 @@ def _none_finished(suite: Suite, directory: Path) -> UserError:
 
 
 def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Path]:
+    options = as_asked(directory, options)   # as the runs were made, unless told otherwise
     records, missing = gather(suite, directory, options)
     if not records:
         raise _none_finished(suite, directory)
@@ -167,8 +174,12 @@ def _write_report(suite: Suite, directory: Path, options: RunOptions) -> list[Pa
 
 def made_by(suite: Suite, directory: Path, options: RunOptions) -> str:
     """The command that trains what is missing and writes this report again: the suite, the
-    folder, and every option that changes the runs (seeds, data, scale, the RWTH gold)."""
+    folder, the members asked for (when not all), and every option that changes the runs
+    (seeds, data, scale, the RWTH gold), as the runs were asked for (run/asked.py)."""
     parts = [f"attnlab compare {suite.argument} --dir {directory}"]
+    asked = asked_members(suite, directory)
+    if len(asked) < len(suite.members):
+        parts.extend(f"--only {name}" for name in asked)
     if options.seeds is not None:
         parts.append(f"--seeds {options.seeds}")
     if options.data is not None:
@@ -178,6 +189,13 @@ def made_by(suite: Suite, directory: Path, options: RunOptions) -> str:
     if options.rwth is not None:
         parts.append(f"--rwth {options.rwth}")
     return " ".join(parts)
+
+
+def _rerun(command: str) -> str:
+    """What running the Made by command again does."""
+    every = " (without its --only: every member)" if " --only " in command else ""
+    return f"`{command}` trains what is missing of the members it names{every} and writes " \
+        "this report again."
 
 
 def vocabulary_check(directory: Path, records: list[dict]) -> str:
@@ -235,8 +253,8 @@ def _header(suite: Suite, records: list[dict], missing: list[str], command: str)
         lines.append(f"<p><b>Scale.</b> {html.escape(suite.scale_note)}</p>")
     lines.append(f"<p><b>Budget and seeds.</b> {html.escape(budget_text(suite, records))}</p>")
     if missing:
-        lines.append(f"<p><b>Not finished yet:</b> {html.escape(', '.join(missing))} (rerun "
-                     f"<code>{html.escape(command)}</code> to train them).</p>")
+        lines.append(f"<p><b>Not finished yet:</b> {html.escape(', '.join(missing))}. "
+                     f"{html.escape(_rerun(command))}</p>")
     return "".join(lines)
 
 
@@ -316,7 +334,13 @@ def significance_metrics(suite: Suite, records: list[dict]) -> tuple[str, ...]:
 
 def budget_text(suite: Suite, records: list[dict]) -> str:
     """How long the members trained and why each stopped, and over how many seeds."""
-    budget = suite.budget.describe() if suite.budget else "each member's config"
+    budget = suite.budget.describe() if suite.budget else None
+    as_run = {str(r["budget"]) for r in records if r.get("budget")}   # scale applied
+    if len(as_run) == 1:
+        ran = as_run.pop()
+        budget = ran if budget is None else budget if budget.startswith(ran) else \
+            f"{ran} (the suite's {budget}, scaled by --scale)"
+    budget = budget or "each member's config"
     seeds = sorted({record.get("seeds", 1) for record in records})
     reasons = {r.get("stopped") for r in records if r.get("stopped")}
     stopped = (f"every member: {reasons.pop()}" if len(reasons) == 1 else
@@ -496,5 +520,5 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
     if explained:
         lines += explanation_page(suite).markdown(explained, baseline, command)
     if missing:
-        lines += ["", f"Not finished: {', '.join(missing)}."]
+        lines += ["", f"Not finished: {', '.join(missing)}. {_rerun(command)}"]
     return "\n".join(lines) + "\n"

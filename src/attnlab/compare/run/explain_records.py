@@ -77,16 +77,18 @@ def explain_suite(suite: Suite, directory: str | Path, options: RunOptions,
         raise UserError(f"--explain: suite {suite.name!r} is a {suite.task} suite, and only "
                         f"translation and language-model runs have explanation records")
     directory = Path(directory)
-    jobs = [(member, seed) for seed in explained_seeds(suite, options) for member in suite.members]
-    waiting: list[str] = []
+    every = [(member, seed) for seed in explained_seeds(suite, options)
+             for member in suite.members]
+    # the finished runs only: "[3/4]" counts what this command will explain or keep
+    jobs = [(member, seed) for member, seed in every
+            if read_record(seed_dir(directory, member.name, seed)) is not None]
+    waiting = [f"{member.name} seed {seed}" for member, seed in every
+               if (member, seed) not in jobs]
     held: list[str] = []
     done = 0
     for number, (member, seed) in enumerate(jobs, start=1):
         run_dir = seed_dir(directory, member.name, seed)
         label = f"[{number}/{len(jobs)}] {member.name} seed {seed}"
-        if read_record(run_dir) is None:
-            waiting.append(f"{member.name} seed {seed}")
-            continue
         expected = asked(suite, directory, member, seed)
         if read_explanation(run_dir, expected) is not None:
             log(f"{label}: explained, kept ({run_dir / EXPLAIN_RECORD})")

@@ -27,6 +27,7 @@ from attnlab.files import atomic_output, writing
 from attnlab.recipes import RECIPES
 
 from ..suite.definition import Member, Suite
+from .asked import record_asked
 from .checks import check_layout, check_run, check_suite, member_config
 from .jobs import run_parallel
 from .layout import RECORD, Job, RunOptions, member_state, read_record, seed_dir
@@ -130,6 +131,7 @@ def run_suite(suite: Suite, directory: str | os.PathLike, options: RunOptions,
     check_suite(suite, [m for m in suite.members if m.name in names], directory, options,
                 sorted({job.seed for job in work}))
     register_claims(suite, directory, options.seeds_of(suite))   # fixed before any run
+    record_asked(directory, options, names)
     if jobs > 1:
         run_parallel(suite, directory, options, work, jobs, log)
         return [cast(dict, read_record(seed_dir(directory, job.member.name, job.seed)))
