@@ -192,7 +192,8 @@ def test_budgets_are_updates_or_convergence_and_the_claim_names_real_members(tmp
     assert "train.early_stopping.patience=3" in converge.overrides_for(converge.members[0])
     for budget, message in (({"minutes": 5}, "never wall time"),
                             ({"converge": {"patience": 3}}, "needs max_updates"),
-                            ({"updates": 0}, "positive whole number")):
+                            ({"updates": 0},
+                             "updates must be a whole number from 1 to 10,000,000")):
         with pytest.raises(ConfigError, match=message):
             load_suite(str(write(tmp_path, budget=budget)))
     for expect, message in (([{"better": "plain", "than": "nobody", "metric": "bleu"}],
@@ -202,7 +203,8 @@ def test_budgets_are_updates_or_convergence_and_the_claim_names_real_members(tmp
                             ([{"better": "plain", "than": "diagonal", "metric": "bleu"}],
                              "diagonal aligner"),
                             ([{"no_worse": "plain", "than": "bahdanau", "metric": "bleu"}],
-                             r"or \{no_worse: A, than: B, metric: M, margin: D\}"),
+                             r"a no_worse claim needs a margin \(give \{no_worse: A, than: B, "
+                             r"metric: M, margin: D\}\)"),
                             ([{"better": "plain", "than": "bahdanau", "metric": "bleu",
                                "margin": 1.0}], "give {better"),
                             ([{"no_worse": "plain", "than": "bahdanau", "metric": "bleu",
@@ -218,7 +220,7 @@ def test_budgets_are_updates_or_convergence_and_the_claim_names_real_members(tmp
     with pytest.raises(ConfigError, match="member plain set gives train.max_steps, which the "
                                           "budget decides"):
         load_suite(str(tmp_path / "clash.yaml"))
-    with pytest.raises(ConfigError, match="seeds must be a positive"):
+    with pytest.raises(ConfigError, match="seeds must be a whole number from 1 to 100, got 0"):
         load_suite(str(write(tmp_path, seeds=0)))
 
 
@@ -322,3 +324,24 @@ def test_a_margin_claim_its_seeds_could_not_decide_says_so_with_the_seeds_it_nee
         "undecidable at 3 seeds")
     # tight seeds, a generous margin: decided as before
     assert decided([0.500, 0.501, 0.499], [0.500, 0.502, 0.498], 0.1) == "reproduced"
+
+
+@pytest.mark.slow
+def test_the_same_runs_come_out_of_two_sittings_and_of_jobs_two(tmp_path, dates_dir):
+    """Determinism: one config and seed trained twice (one thread each) gives byte-identical
+    weights, and --jobs 2 gives the runs --jobs 1 gives; only wall-clock fields differ."""
+    suite = str(seeded_suite(tmp_path, dates_dir, steps=(10, 10)))
+    outs = [tmp_path / name for name in ("one", "again", "two-jobs")]
+    for out, jobs in zip(outs, ("1", "1", "2"), strict=True):
+        process = attnlab("compare", suite, "--dir", str(out), "--only", "bahdanau",
+                          "--jobs", jobs)
+        assert process.wait(timeout=300) == 0, process.stdout.read()
+    for seed in (1, 2):
+        for name in ("last/model.safetensors", "best/model.safetensors", "src_vocab.json",
+                     "tgt_vocab.json", "config.json"):
+            found = {(out / "bahdanau" / f"seed-{seed}" / name).read_bytes() for out in outs}
+            assert len(found) == 1, f"seed {seed}: {name} differs"
+        records = [json.loads((out / "bahdanau" / f"seed-{seed}" / "compare.json").read_text())
+                   for out in outs]
+        assert len({json.dumps(record["scores"]) for record in records}) == 1
+        assert len({json.dumps(record["hypotheses"]) for record in records}) == 1
