@@ -15,11 +15,12 @@ import numpy as np
 import torch
 from captum.attr import LayerGradientXActivation
 from scipy.stats import kendalltau
-from torch import Tensor
+from torch import Tensor, nn
 
 from attnlab.attention import as_dense
 from attnlab.data import BOS_ID, EOS_ID
 from attnlab.explain.attribution import ForcedPair, attribute, forced_pass, frozen
+from attnlab.explain.randomisation import randomised
 from attnlab.models import LSTMN, LanguageModel, Seq2Seq
 from attnlab.models.attention_layer import Intervention
 from attnlab.models.lstmn import LSTMNLayer
@@ -125,12 +126,13 @@ def own_steps(model: Seq2Seq, pair: ForcedPair) -> tuple[Tensor, Tensor]:
 
 
 def erasure_flips(model: Seq2Seq, pair: ForcedPair, gradient: np.ndarray,
-                  generator: torch.Generator) -> ErasureFlips:
+                  generator: torch.Generator) -> tuple[ErasureFlips, list[Tensor]]:
     """Serrano & Smith's test at every step; `gradient` (T, S) a gradient x input attribution
-    of the same pair (its magnitude ranks the positions)."""
+    of the same pair (its magnitude ranks the positions). With the positions erased: top
+    attended, random other, top gradient, (T,) each."""
     T, S = pair.steps, pair.positions
     if S < 2:
-        return ErasureFlips(0, 0, 0, 0)
+        return ErasureFlips(0, 0, 0, 0), []
     with torch.no_grad():
         attention, probs = own_steps(model, pair)
         chosen = probs.argmax(-1)                                          # (T,)
@@ -144,7 +146,7 @@ def erasure_flips(model: Seq2Seq, pair: ForcedPair, gradient: np.ndarray,
             with intervening(model, at_steps(steps, renormalised_without(position))):
                 changed = distributions(model, pair, T)[steps, steps].argmax(-1) != chosen
             flips.append(int(changed.sum()))
-    return ErasureFlips(T, *flips)
+    return ErasureFlips(T, *flips), [top, other, by_gradient]
 
 
 def permutation_tvd(model: Seq2Seq, pair: ForcedPair, generator: torch.Generator, *,
@@ -330,7 +332,7 @@ def gradient_x_input(model: LanguageModel, sentence: ForcedSentence) -> np.ndarr
 
 
 def lm_erasure_flips(model: LanguageModel, sentence: ForcedSentence, gradient: np.ndarray,
-                  generator: torch.Generator) -> ErasureFlips:
+                  generator: torch.Generator) -> tuple[ErasureFlips, list[Tensor]]:
     """Serrano & Smith's test at every tested step: of the steps tested, how many changed their
     most likely next word when the most attended / a random other / the top gradient x input
     earlier position lost its weight (the rest renormalised). `gradient`: gradient_x_input's
@@ -338,7 +340,7 @@ def lm_erasure_flips(model: LanguageModel, sentence: ForcedSentence, gradient: n
     steps = sentence.tested()                                                # (n,)
     n = len(steps)
     if n == 0:
-        return ErasureFlips(0, 0, 0, 0)
+        return ErasureFlips(0, 0, 0, 0), []
     device = steps.device
     with torch.no_grad():
         attention, probs = lm_own_steps(model, sentence)
@@ -355,7 +357,7 @@ def lm_erasure_flips(model: LanguageModel, sentence: ForcedSentence, gradient: n
             with lm_intervening(model, at_steps(steps, renormalised_without(position))):
                 read = at_rows(model, sentence, steps)                        # (n, V)
             flips.append(int((read.argmax(-1) != chosen).sum()))
-    return ErasureFlips(n, *flips)
+    return ErasureFlips(n, *flips), [top, other, by_gradient]
 
 
 def lm_permutation_tvd(model: LanguageModel, sentence: ForcedSentence, generator: torch.Generator,
@@ -397,6 +399,182 @@ def step_agreement(attention: np.ndarray, gradient: np.ndarray) -> np.ndarray:
                        for t in range(FIRST_TESTED, len(attention))])
 
 
+# --- The measures added after explain/forced.py, one step at a time --------------------------
+# (controls of comparable weight, ERASER, the randomisation check), written once over a Loop:
+# either kind of model read one step at a time, each edit a forward pass of its own.
+
+NEGLIGIBLE = 0.05                  # a control's position holds at least this weight
+PERCENTS = (1, 5, 10, 20, 50)      # ERASER's bins, percent of a step's positions
+
+
+@dataclass(frozen=True)
+class Loop:
+    """One reading: the steps tested and how many positions each reads, the model's own
+    attention (T, K) and distributions (T, V), and read(t, weights (k,)) -> p(. | step t)
+    (V,) with step t's weights replaced by `weights` and every other step the model's."""
+
+    tested: list[int]
+    visible: list[int]
+    own: Callable[[], tuple[Tensor, Tensor]]
+    read: Callable[[int, Tensor], Tensor]
+
+
+def replacing(weights: Tensor) -> RowEdit:
+    return lambda found, mask, batch: weights.to(found)[None]
+
+
+def translation_loop(model: Seq2Seq, pair: ForcedPair) -> Loop:
+    def read(t: int, weights: Tensor) -> Tensor:
+        with intervening(model, at_steps(torch.tensor([t]), replacing(weights))):
+            return distributions(model, pair, 1)[0, t]
+
+    steps = list(range(pair.steps))
+    return Loop(steps, [pair.positions] * len(steps), lambda: own_steps(model, pair), read)
+
+
+def lm_loop(model: LanguageModel, sentence: ForcedSentence) -> Loop:
+    def read(t: int, weights: Tensor) -> Tensor:
+        with lm_intervening(model, at_steps(torch.tensor([t]), replacing(weights))):
+            return at_rows(model, sentence, torch.tensor([t]))[0]
+
+    steps = sentence.tested().tolist()
+    return Loop(steps, steps, lambda: lm_own_steps(model, sentence), read)
+
+
+def by_weight(values: Sequence[float]) -> list[int]:
+    """Positions from the largest value down, ties the lower first."""
+    return sorted(range(len(values)), key=lambda j: -values[j])
+
+
+def without(weights: Tensor, position: int) -> Tensor:
+    """Serrano & Smith's erasure of one position, a row with no weight left kept."""
+    dropped = weights.clone()
+    dropped[position] = 0.0
+    total = dropped.sum()
+    return dropped / total.clamp_min(1e-30) if total > 0 else weights
+
+
+def kept(weights: Tensor, keep: Sequence[bool]) -> Tensor:
+    """Only the kept positions' weights, renormalised; all zero where none is left."""
+    found = weights * torch.tensor(keep, dtype=weights.dtype)
+    total = found.sum()
+    return found / total if total > 0 else found
+
+
+def controls(loop: Loop, draws: torch.Generator, positions: list[Tensor]) -> tuple[dict, dict]:
+    """The flips of the second most attended and of a random position of non-negligible weight
+    (else the second), and the weight every erased position held, summed over the steps: the
+    old three (`positions`: top, random, top gradient per step) and these two."""
+    if not positions:   # nothing tested
+        names = ("top_attention", "random", "top_gradient", "second_attention",
+                 "random_weighted")
+        return {name: 0 for name in names[3:]}, {name: 0.0 for name in names}
+    with torch.no_grad():
+        attention, probs = loop.own()
+        u = torch.rand(len(loop.tested), generator=draws, dtype=torch.float64)
+        second, weighted, flips = [], [], {"second_attention": 0, "random_weighted": 0}
+        for i, (t, k) in enumerate(zip(loop.tested, loop.visible, strict=True)):
+            w = attention[t, :k]
+            order = by_weight(w.tolist())
+            others = [j for j in range(k) if j != order[0] and w[j] >= NEGLIGIBLE]
+            second.append(order[1])
+            weighted.append(others[int(u[i] * len(others))] if others else order[1])
+            chosen = probs[t].argmax()
+            for name, position in (("second_attention", second[-1]),
+                                   ("random_weighted", weighted[-1])):
+                flips[name] += int(loop.read(t, without(w, position)).argmax() != chosen)
+        erased = [*(p.tolist() for p in positions), second, weighted]
+        names = ("top_attention", "random", "top_gradient", "second_attention",
+                 "random_weighted")
+        weight = {name: float(sum(attention[t, j] for t, j in zip(loop.tested, chosen_positions,
+                                                                  strict=True)))
+                  for name, chosen_positions in zip(names, erased, strict=True)}
+    return flips, weight
+
+
+def eraser(loop: Loop, draws: torch.Generator) -> dict[str, tuple[list[float], list[float]]]:
+    """Per ranking (attention, random), ERASER's comprehensiveness and sufficiency per tested
+    step: the mean over the bins of p - p(rationale taken away) and p - p(rationale alone)."""
+    found: dict[str, tuple[list[float], list[float]]] = {"attention": ([], []),
+                                                         "random": ([], [])}
+    if not loop.tested or min(loop.visible) < 2:
+        return found
+    with torch.no_grad():
+        attention, probs = loop.own()
+        random = torch.rand((len(loop.tested), attention.shape[1]), generator=draws,
+                            dtype=torch.float64)
+        for name, (comprehensive, sufficient) in found.items():
+            for i, (t, k) in enumerate(zip(loop.tested, loop.visible, strict=True)):
+                w = attention[t, :k]
+                chosen = int(probs[t].argmax())
+                own = float(probs[t, chosen])
+                order = by_weight((w if name == "attention" else random[i, :k]).tolist())
+                away, alone = [], []
+                for percent in PERCENTS:
+                    top = set(order[: max(1, -(-percent * k // 100))])
+                    inside = [j in top for j in range(k)]
+                    away.append(own - float(loop.read(t, kept(w, [not x for x in inside]))[chosen]))
+                    alone.append(own - float(loop.read(t, kept(w, inside))[chosen]))
+                comprehensive.append(sum(away) / len(away))
+                sufficient.append(sum(alone) / len(alone))
+    return found
+
+
+def survival(loop: Loop, model: nn.Module, trained: dict[str, np.ndarray],
+             explain: Callable[[], dict[str, np.ndarray]],
+             draws: torch.Generator) -> dict[str, list[float]]:
+    """Per view, Kendall's tau per tested step between the trained model's magnitudes and
+    those of the model with randomised weights (the library's draw: the measure is what the
+    reference checks), NaN where either row is constant."""
+    if not loop.tested:
+        return {name: [] for name in trained}
+    with randomised(model, draws):
+        after = explain()
+    found: dict[str, list[float]] = {}
+    for name, values in trained.items():
+        found[name] = []
+        for t, k in zip(loop.tested, loop.visible, strict=True):
+            a, b = np.abs(values[t, :k]), np.abs(after[name][t, :k])
+            found[name].append(math.nan if np.ptp(a) == 0 or np.ptp(b) == 0
+                               else float(kendalltau(a, b).statistic))
+    return found
+
+
+def mean_or_none(values: Sequence[float]) -> float | None:
+    finite = [x for x in values if not math.isnan(x)]
+    return sum(finite) / len(finite) if finite else None
+
+
+def add_later(summary: dict, loop: Loop, model: nn.Module, positions: list[Tensor],
+              trained: dict[str, np.ndarray], explain: Callable[[], dict[str, np.ndarray]],
+              draws: torch.Generator) -> None:
+    """The later measures of one reading into `summary`, in the library's order of draws:
+    the controls, ERASER, the randomisation check."""
+    flips, weight = controls(loop, draws, positions)
+    for name, count in flips.items():
+        summary["flips"][name].append(count)
+    for name, total in weight.items():
+        summary["erased_weight"][name].append(total)
+    for name, (comprehensive, sufficient) in eraser(loop, draws).items():
+        summary["comprehensiveness"][name].append(mean_or_none(comprehensive))
+        summary["sufficiency"][name].append(mean_or_none(sufficient))
+    for name, taus in survival(loop, model, trained, explain, draws).items():
+        summary["randomisation"][name].append(mean_or_none(taus))
+
+
+def empty_summary(views: Sequence[str], adversarial: bool) -> dict:
+    erased = ("top_attention", "random", "top_gradient", "second_attention", "random_weighted")
+    summary: dict = {"steps": [], "flips": {name: [] for name in erased},
+                     "permutation_tvd": [], "adversarial_jsd": [], "agreement": {},
+                     "erased_weight": {name: [] for name in erased},
+                     "comprehensiveness": {"attention": [], "random": []},
+                     "sufficiency": {"attention": [], "random": []},
+                     "randomisation": {name: [] for name in views}}
+    if not adversarial:
+        del summary["adversarial_jsd"]
+    return summary
+
+
 def translation_summary(model: Seq2Seq, pairs: Sequence[tuple[list[int], list[int]]], *,
                         adversarial: int, methods: Sequence[str], steps: int,
                         seed: int = 0) -> dict:
@@ -404,29 +582,36 @@ def translation_summary(model: Seq2Seq, pairs: Sequence[tuple[list[int], list[in
     target ids without EOS)."""
     device = next(model.parameters()).device
     generator = torch.Generator().manual_seed(seed)
-    summary: dict = {"steps": [], "flips": {"top_attention": [], "random": [],
-                                            "top_gradient": []},
-                     "permutation_tvd": [], "adversarial_jsd": [], "agreement": {}}
+    draws = torch.Generator().manual_seed(seed + 1)
+    names = list(dict.fromkeys(["gradient", *methods]))
+    summary = empty_summary(["attention", *names], adversarial=True)
     for index, (source, target) in enumerate(pairs):
         pair = ForcedPair.of(source, target, device)
-        gradient = attribute(model, pair, "gradient")
-        flips = erasure_flips(model, pair, gradient, generator)
+
+        def explain(pair: ForcedPair = pair) -> dict[str, np.ndarray]:
+            with torch.no_grad():
+                found = {"attention": own_steps(model, pair)[0].double().cpu().numpy()}
+            return {**found, **{m: attribute(model, pair, m, steps=steps) for m in names}}
+
+        trained = explain()
+        gradient = trained["gradient"]
+        flips, positions = erasure_flips(model, pair, gradient, generator)
         summary["steps"].append(flips.steps)
         counts = asdict(flips)
-        for name, found in summary["flips"].items():
-            found.append(counts[name])
+        for name in ("top_attention", "random", "top_gradient"):
+            summary["flips"][name].append(counts[name])
         summary["permutation_tvd"].append(float(permutation_tvd(model, pair, generator).mean()))
         if index < adversarial:
             summary["adversarial_jsd"].append(
                 float(adversarial_jsd(model, pair, seed=seed).mean()))
         attention, _ = forced_pass(model, pair)
         assert attention is not None
-        for method in dict.fromkeys(["gradient", *methods]):
-            values = gradient if method == "gradient" else attribute(
-                model, pair, method, steps=steps)
-            taus = agreement(attention, values)
+        for method in names:
+            taus = agreement(attention, trained[method])
             summary["agreement"].setdefault(method, []).append(
                 None if np.isnan(taus).all() else float(np.nanmean(taus)))
+        add_later(summary, translation_loop(model, pair), model, positions, trained, explain,
+                  draws)
     return summary
 
 
@@ -435,22 +620,28 @@ def lm_summary(model: LanguageModel, sentences: Sequence[Sequence[int]], *,
     """lm/faithfulness.py's loop."""
     device = next(model.parameters()).device
     generator = torch.Generator().manual_seed(seed)
-    summary: dict = {"steps": [], "flips": {"top_attention": [], "random": [],
-                                            "top_gradient": []},
-                     "permutation_tvd": [], "agreement": {"gradient": []}}
+    draws = torch.Generator().manual_seed(seed + 1)
+    summary = empty_summary(["attention", "gradient"], adversarial=False)
+    summary["agreement"]["gradient"] = []
     for ids in sentences:
         sentence = ForcedSentence.of(ids, device)
-        gradient = gradient_x_input(model, sentence)
-        flips = lm_erasure_flips(model, sentence, gradient, generator)
+
+        def explain(sentence: ForcedSentence = sentence) -> dict[str, np.ndarray]:
+            with torch.no_grad():
+                attention = lm_own_steps(model, sentence)[0].double().cpu().numpy()
+            return {"attention": attention, "gradient": gradient_x_input(model, sentence)}
+
+        trained = explain()
+        gradient = trained["gradient"]
+        flips, positions = lm_erasure_flips(model, sentence, gradient, generator)
         summary["steps"].append(flips.steps)
         counts = asdict(flips)
-        for name, found in summary["flips"].items():
-            found.append(counts[name])
+        for name in ("top_attention", "random", "top_gradient"):
+            summary["flips"][name].append(counts[name])
         tvd = lm_permutation_tvd(model, sentence, generator)
         summary["permutation_tvd"].append(float(tvd.mean()) if tvd.size else None)
-        with torch.no_grad():
-            attention = lm_own_steps(model, sentence)[0].double().cpu().numpy()
-        taus = step_agreement(attention, gradient)
+        taus = step_agreement(trained["attention"], gradient)
         summary["agreement"]["gradient"].append(
             None if np.isnan(taus).all() else float(np.nanmean(taus)))
+        add_later(summary, lm_loop(model, sentence), model, positions, trained, explain, draws)
     return summary

@@ -19,6 +19,7 @@ from attnlab.compare.report.explanations import (
 )
 from attnlab.compare.stats.explanations import EXPLANATION_CLAIMS, Explained, claim_tests
 from attnlab.configs import config_path
+from attnlab.lm.explanation_scores import VERSION
 
 NOUNS = "cat dog man woman child bird".split()
 VERBS = "sees chases likes feeds".split()
@@ -70,12 +71,15 @@ def test_explain_gives_each_lstmn_run_a_record_and_the_report_its_claims(
     plain = json.loads((out / "lstm" / "seed-1" / "explain.json").read_text())
     assert plain["attention"] is False                 # nothing to explain, and it says so
     record = json.loads((out / "lstmn" / "seed-1" / "explain.json").read_text())
-    assert record["asked"] == {"sentences": 3, "version": 1} and record["task"] == "lm"
+    assert record["asked"] == {"sentences": 3, "version": VERSION} and record["task"] == "lm"
+    assert VERSION >= 2                                # the records before the controls: 1
     faith = record["faithfulness"]
     # <s> and 7 words: 8 steps, the first two not tested
     assert len(faith["steps"]) == 3 and all(steps == 6 for steps in faith["steps"])
     assert all(len(flips) == 3 for flips in faith["flips"].values())
     assert len(faith["agreement"]["gradient"]) == len(faith["permutation_tvd"]) == 3
+    assert len(faith["comprehensiveness"]["attention"]) == len(faith["sufficiency"]["random"]) == 3
+    assert set(faith["randomisation"]) == {"attention", "gradient"}
     own, flat = record["perplexity"]["own"], record["perplexity"]["uniform"]
     assert len(own) == len(flat) == 8 and all(tokens == 8 for _, tokens in own)
     scored = json.loads((out / "lstmn" / "seed-1" / "compare.json").read_text())
@@ -88,6 +92,7 @@ def test_explain_gives_each_lstmn_run_a_record_and_the_report_its_claims(
         assert f"- LSTMN: {EXPLANATION_CLAIMS[claim].text}: " in section
     assert "- LSTM: " not in section and "AER" not in section.replace("no AER", "")
     assert "uniform minus own" in section and "95% CI" in section
+    assert "ERASER: comprehensiveness and sufficiency against a random ranking" in section
     assert "Is self-attention an explanation?" in (out / "report.html").read_text()
 
 
@@ -96,15 +101,27 @@ N = 80
 
 
 def record(seed, *, top_flips, random_flips, tau, uniform_cost):
-    """One seed's record: per sentence 10 steps of which top_flips / random_flips flipped; tau
-    per sentence; per sentence nll of 10 tokens, uniform attention `uniform_cost` nats more."""
+    """One seed's record: per sentence 10 steps of which top_flips / random_flips flipped (the
+    second most attended as the random one); tau per sentence; ERASER's figures per sentence,
+    attention's comprehensiveness top_flips and sufficiency random_flips, a random ranking's
+    the other way round; per sentence nll of 10 tokens, uniform attention `uniform_cost`
+    nats more."""
     rng = np.random.default_rng(seed)
     nll = 30.0 + rng.standard_normal(N)
+
+    def figures(mean):
+        return [None, *(mean + 0.1 * rng.standard_normal(N - 1))]
+
     return {"attention": True, "task": "lm", "settings": {"sentences": N},
             "faithfulness": {"steps": [10] * N, "flips": {
                 "top_attention": [int(f) for f in rng.binomial(10, top_flips, N)],
                 "random": [int(f) for f in rng.binomial(10, random_flips, N)],
-                "top_gradient": [int(f) for f in rng.binomial(10, top_flips, N)]},
+                "top_gradient": [int(f) for f in rng.binomial(10, top_flips, N)],
+                "second_attention": [int(f) for f in rng.binomial(10, random_flips, N)]},
+                "comprehensiveness": {"attention": figures(top_flips),
+                                      "random": figures(random_flips)},
+                "sufficiency": {"attention": figures(random_flips),
+                                "random": figures(top_flips)},
                 "agreement": {"gradient": [None, *(tau + 0.2 * rng.standard_normal(N - 1))]},
                 "permutation_tvd": [None, *([0.25] * (N - 1))]},
             "perplexity": {"own": [[x, 10.0] for x in nll],
@@ -123,10 +140,11 @@ def test_each_claim_is_found_where_true_refuted_where_false_and_undecided_on_one
     lonely = member("lonely", seeds=1, top_flips=0.5, random_flips=0.05, tau=0.4,
                     uniform_cost=5.0)
     claim_tests([faithful, contrary, lonely], SELF_CLAIMS)
-    assert [claim_outcome(faithful.tests[c]) for c in SELF_CLAIMS] == ["reproduced"] * 2
-    assert [claim_outcome(contrary.tests[c]) for c in SELF_CLAIMS] == ["not reproduced",
-                                                                       "inconclusive"]
-    assert [claim_outcome(lonely.tests[c]) for c in SELF_CLAIMS] == ["inconclusive"] * 2
+    every = len(SELF_CLAIMS)
+    assert [claim_outcome(faithful.tests[c]) for c in SELF_CLAIMS] == ["reproduced"] * every
+    assert [claim_outcome(contrary.tests[c]) for c in SELF_CLAIMS] == [
+        "not reproduced", *["inconclusive"] * (every - 1)]
+    assert [claim_outcome(lonely.tests[c]) for c in SELF_CLAIMS] == ["inconclusive"] * every
     assert all(t.p_adjusted is not None for t in faithful.tests.values())   # Holm-adjusted
 
     rows = self_attention_rows([faithful, lonely])

@@ -4,7 +4,9 @@ at every tested step t, over the K positions step t attends to:
 
 - erasure (Serrano & Smith 2019): zero the weight of the most attended position and
   renormalise; how often does the chosen (most likely) token change, against zeroing a random
-  other position, or the position gradient x input ranks first;
+  other position, the position gradient x input ranks first, and two positions of comparable
+  weight: the second most attended, and a random one of those with non-negligible weight
+  (attnlab.explain.controls, one entry each of ERASED);
 - permutation (Jain & Wallace 2019): shuffle the step's weights; the median total variation
   distance (TVD) of the output distribution over the shuffles;
 - adversarial attention (Jain & Wallace 2019): the weights farthest from the model's (Jensen-
@@ -30,6 +32,7 @@ from scipy.stats import kendalltau
 from torch import Tensor
 
 from .attribution import frozen
+from .controls import ERASED, Rows, seen
 from .forced import Forced
 from .intervene import at_steps, intervening, permuted, renormalised_without, replaced
 
@@ -40,42 +43,42 @@ ITERATIONS = 100    # adversarial attention: gradient steps
 
 @dataclass(frozen=True)
 class ErasureFlips:
-    """Steps tested and, of them, how many changed their chosen token when the weight of the
-    top attended / a random other / the top gradient x input position was zeroed and the rest
-    renormalised."""
+    """Steps tested and, per entry of ERASED (attnlab.explain.controls), how many of them
+    changed their chosen token when that position's weight was zeroed and the rest
+    renormalised (`flips`), and the attention weight it held, summed over the steps
+    (`weight`). `found.top_attention` is found.flips["top_attention"]."""
 
     steps: int
-    top_attention: int
-    random: int
-    top_gradient: int
+    flips: dict[str, int]
+    weight: dict[str, float]
+
+    def __getattr__(self, name: str) -> int:
+        counts = self.__dict__.get("flips", {})
+        if name not in counts:
+            raise AttributeError(name)
+        return int(counts[name])
 
 
-def seen(visible: Tensor, width: int) -> Tensor:
-    """(n, width) bool: True at the positions each tested step attends over."""
-    return torch.arange(width, device=visible.device) < visible.unsqueeze(1)
-
-
-def erasure_flips(forced: Forced, gradient: np.ndarray,
-                  generator: torch.Generator) -> ErasureFlips:
-    """Serrano & Smith's test at every tested step; `gradient` (T, K) a gradient x input
-    attribution of the same reading (its magnitude ranks the positions)."""
+def erasure_flips(forced: Forced, gradient: np.ndarray, generator: torch.Generator,
+                  draws: torch.Generator | None = None) -> ErasureFlips:
+    """Serrano & Smith's test at every tested step, erasing each entry of ERASED's position in
+    turn; `gradient` (T, K) a gradient x input attribution of the same reading (its magnitude
+    ranks the positions); `generator` draws the random other position, `draws` (default the
+    same generator) the random position of non-negligible weight."""
     steps, visible = forced.tested(), forced.visible()                        # (n,), (n,)
     if len(steps) == 0 or int(visible.min()) < 2:
-        return ErasureFlips(0, 0, 0, 0)
+        return ErasureFlips(0, dict.fromkeys(ERASED, 0), dict.fromkeys(ERASED, 0.0))
     with torch.no_grad():
         attention, probs = forced.own()
         chosen = probs[steps].argmax(-1)                                       # (n,)
-        where = seen(visible, attention.shape[1])                              # (n, K)
-        top = attention[steps].masked_fill(~where, -math.inf).argmax(-1)       # (n,)
-        other = forced.random_other(top, generator)
-        ranked = np.where(where.cpu().numpy(), np.abs(gradient[steps.cpu().numpy()]), -np.inf)
-        by_gradient = torch.as_tensor(ranked.argmax(-1), device=top.device)
-        flips = []
-        for position in (top, other, by_gradient):
+        rows = Rows.of(forced, attention, gradient, generator, draws or generator)
+        flips, weight = {}, {}
+        for name, choose in ERASED.items():
+            position = choose(rows)                                            # (n,)
             with intervening(forced.model, at_steps(steps, renormalised_without(position))):
-                changed = forced.read(steps).argmax(-1) != chosen
-            flips.append(int(changed.sum()))
-    return ErasureFlips(len(steps), *flips)
+                flips[name] = int((forced.read(steps).argmax(-1) != chosen).sum())
+            weight[name] = float(rows.attention.gather(1, position.unsqueeze(1)).sum())
+    return ErasureFlips(len(steps), flips, weight)
 
 
 def permutation_tvd(forced: Forced, generator: torch.Generator, *,

@@ -91,6 +91,20 @@ def renormalised_without(position: Tensor) -> RowEdit:
     return edit
 
 
+def renormalised_over(keep: Tensor) -> RowEdit:
+    """Each row's weights outside keep[row, :K] zeroed and the rest renormalised (ERASER's
+    rationale kept, or taken away: attnlab.explain.eraser); keep (B, width) bool. A row left
+    with no weight reads nothing: its weights all zero, a zero context (hard attention in
+    argmax mode then reads position 0)."""
+
+    def edit(weights: Tensor, mask: Tensor, batch: Tensor) -> Tensor:
+        kept = weights * keep[batch, : weights.shape[1]].to(weights.dtype)
+        total = kept.sum(1, keepdim=True)
+        return kept / torch.where(total > 0, total, 1.0)   # no weight left: stays zero
+
+    return edit
+
+
 def permuted(orders: Tensor) -> RowEdit:
     """Each row's K weights reordered by orders[row, :K] (Jain & Wallace 2019's permutation):
     orders (B, width), each row's first K a permutation of 0..K-1."""

@@ -1,8 +1,9 @@
 """A language-model run's answer to "is its self-attention an explanation?", as one JSON-able
 record for `attnlab compare SUITE --explain` (DIR/<member>/seed-<k>/explain.json):
 
-- the faithfulness tests of the LSTMN's attention over its earlier states (erasure flips,
-  agreement with gradient x input) on the first test sentences, per sentence (faithfulness.py);
+- the faithfulness tests of the LSTMN's attention over its earlier states (erasure flips and
+  their controls, agreement with gradient x input, ERASER, the randomisation check) on the
+  first test sentences, per sentence (faithfulness.py);
 - the negative log-likelihood of every test sentence read with the model's own attention and
   with uniform attention over the earlier positions (Wiegreffe & Pinter 2019), per sentence,
   so the report gives both perplexities and their difference across seeds.
@@ -21,6 +22,7 @@ from typing import Any
 
 from attnlab.data import read_lines
 from attnlab.errors import UserError
+from attnlab.explain.summary import VERSION
 from attnlab.train.progress import progress_bar
 
 from .corpus import encode_text
@@ -30,6 +32,8 @@ from .run import LanguageModelRun
 # What a record computes unless the suite's `explain:` block says otherwise: the test sentences
 # (the first ones) the erasure and agreement tests read. Uniform attention reads them all.
 DEFAULTS: dict[str, Any] = {"sentences": 100}
+
+__all__ = ["DEFAULTS", "VERSION", "explanation_scores"]   # VERSION: the faithfulness tests'
 
 
 def explanation_scores(run_dir: Path, asked: Mapping[str, Any], evaluate: Mapping[str, Any],

@@ -24,7 +24,8 @@ from .corpus import collate_text
 
 def faithfulness(model: LanguageModel, sentences: Sequence[Sequence[int]], *, seed: int = 0,
                  tick: Callable[[int], None] | None = None) -> FaithfulnessSummary:
-    """Erasure, permutation and agreement with gradient x input on each encoded sentence (no
+    """Erasure and its controls, permutation, agreement with gradient x input, ERASER and the
+    randomisation check (of attention and gradient x input) on each encoded sentence (no
     adversarial search: its record has no such key)."""
     readings = (ForcedSentence.of(model, ids) for ids in sentences)
     summary = summarise(readings, seed=seed, tick=tick)

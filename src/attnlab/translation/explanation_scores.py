@@ -21,12 +21,13 @@ from typing import Any
 
 from attnlab.errors import ConfigError
 from attnlab.explain.methods import METHODS
+from attnlab.explain.summary import VERSION as FAITHFULNESS_VERSION
 from attnlab.train.progress import progress_bar
 
 from .alignment import dates_gold, rwth_gold_for_run
 from .alignment.extractions import extraction_scores
 from .alignment.golds import within_reach
-from .alignment.readings import VERSION
+from .alignment.readings import VERSION as READINGS_VERSION
 from .evaluate import read_pairs
 from .faithfulness import faithfulness, uniform_translations
 from .run import TranslationRun
@@ -35,6 +36,11 @@ from .run import TranslationRun
 # the gold and test sentences (the first ones), adversarial searches (the costliest test, 100
 # gradient steps per target step), integrated gradients' points.
 __all__ = ["DEFAULTS", "VERSION", "explanation_scores", "reverse_model"]
+
+# The version of the code behind a record, which it carries (compare's `asked`): the readings'
+# and the faithfulness tests' together. Each only ever goes up, so a bump of either raises the
+# sum, and a record older code made is made again.
+VERSION = READINGS_VERSION + FAITHFULNESS_VERSION
 
 DEFAULTS: dict[str, Any] = {"pairs": 200, "sentences": 100, "adversarial": 20, "steps": 16,
                             "methods": list(METHODS)}

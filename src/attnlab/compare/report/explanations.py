@@ -12,13 +12,14 @@ from pathlib import Path
 
 import numpy as np
 
+from attnlab.explain.controls import ERASED
 from attnlab.explain.methods import LABELS
 from attnlab.recipes import RECIPES
 from attnlab.viz.report import html_table
 
 from ..run.explain_records import asked, explained_seeds, read_explanation
 from ..run.layout import RunOptions, read_record, seed_dir
-from ..stats.across_seeds import SeedComparison, aer_scorer
+from ..stats.across_seeds import Scorer, SeedComparison, aer_scorer
 from ..stats.explanations import (
     AGAINST,
     EXPLANATION_CLAIMS,
@@ -39,12 +40,15 @@ from ..stats.explanations import (
 from ..stats.seeds import spread
 from ..stats.verdicts import PairTest
 from ..suite.definition import Suite
+from .controls import Block, control_blocks
 from .tables import markdown_table
 
 RULE = ("Each claim is tested per member across its seeds (Welch's t over the seeds' scores "
-        "with the test set's sentence noise added, as the pairwise tables), its p Holm-adjusted "
-        "over the members tested for that claim: reproduced when significantly so (p < 0.05), "
-        "not reproduced when significantly the other way, inconclusive otherwise.")
+        "with the test set's sentence noise added, as the pairwise tables; paired by run, a t "
+        "over the runs' differences with the same noise added, where both sides read the same "
+        "runs: the controls of comparable weight and ERASER), its p Holm-adjusted over the "
+        "members tested for that claim: reproduced when significantly so (p < 0.05), not "
+        "reproduced when significantly the other way, inconclusive otherwise.")
 
 
 def gather_explained(suite: Suite, directory: Path, options: RunOptions) -> list[Explained]:
@@ -105,10 +109,11 @@ def _difference_text(test: PairTest) -> str:
     return f"{test.comparison.difference:+.3g} ({low:.3g} to {high:.3g}), {p_text}"
 
 
-CLAIM_NOTE = ("Each cell: the verdict, the difference across seeds (attention's AER minus the "
-              "diagonal's; tau minus 0; the top attended position's flip rate minus a random "
-              "one's, in points) with its unadjusted 95% interval, and the p that decides, "
-              "Holm-adjusted over the members.")
+def claim_note(claims: tuple[str, ...]) -> str:
+    """What a cell of the claims' table says, its differences named claim by claim."""
+    differences = "; ".join(EXPLANATION_CLAIMS[claim].difference for claim in claims)
+    return (f"Each cell: the verdict, the difference across seeds ({differences}) with its "
+            f"unadjusted 95% interval, and the p that decides, Holm-adjusted over the members.")
 
 
 def _mean_sd(values: list[float], digits: int = 3) -> str:
@@ -183,23 +188,26 @@ def faithfulness_rows(members: list[Explained]) -> list[list[str]]:
     """Per member: erasure flip rates, agreement with each attribution, the permutation and
     adversarial distances, and the BLEU (and exact match) lost with uniform attention."""
     rows = [["member", "flips: top attended %", "random %", "top gradient %",
-             "tau: gradient x input", "tau: integrated gradients", "tau: erasure",
-             "permutation TVD", "adversarial JSD", "uniform attention: BLEU lost"]]
+             "second attended %", "random of weight %", "tau: gradient x input",
+             "tau: integrated gradients", "tau: erasure", "permutation TVD", "adversarial JSD",
+             "uniform attention: BLEU lost"]]
     for member in members:
         row = [member.label]
-        for which in ("top_attention", "random", "top_gradient"):
-            stats = flip_stats(member, which)
-            row.append("-" if stats is None else _mean_sd(list(rate(stats.sum(axis=1))), 1))
+        for which in ERASED:
+            row.append(_seeds_cell(flip_stats(member, which), rate, 1))
         for method in ("gradient", "integrated_gradients", "erasure"):
-            stats = agreement_stats(member, method)
-            row.append("-" if stats is None else
-                       _mean_sd(list(mean_or_zero(stats.sum(axis=1))), 2))
+            row.append(_seeds_cell(agreement_stats(member, method), mean_or_zero, 2))
         for key in ("permutation_tvd", "adversarial_jsd"):
             row.append(_mean_sd([float(np.mean(r["faithfulness"][key]))
                                  for r in member.records if r["faithfulness"][key]], 3))
         row.append(_uniform_text(uniform_loss(member)))
         rows.append(row)
     return rows
+
+
+def _seeds_cell(stats: np.ndarray | None, scorer: Scorer, digits: int) -> str:
+    """A figure's mean ± sd over the seeds (stats: per seed, per sentence), "-" for none."""
+    return "-" if stats is None else _mean_sd(list(scorer(stats.sum(axis=1))), digits)
 
 
 def _uniform_text(comparison: SeedComparison | None) -> str:
@@ -232,7 +240,8 @@ def gold_line(members: list[Explained]) -> str:
             f"test set as the member was scored.")
 
 
-SOURCE_CLAIMS = ("alignment", "agreement", "erasure")
+SOURCE_CLAIMS = ("alignment", "agreement", "erasure", "erasure, second", "comprehensiveness",
+                 "sufficiency")
 
 
 AER_NOTE = (
@@ -245,9 +254,11 @@ AER_NOTE = (
 
 FAITHFULNESS_NOTE = (
     "Flips: the share of target steps whose chosen token changed when one source position's "
-    "weight was zeroed and the rest renormalised (Serrano & Smith 2019). tau: Kendall's rank "
-    "correlation per step between attention and an attribution's magnitude, averaged per "
-    "sentence. Permutation TVD: the median total variation distance of the output "
+    "weight was zeroed and the rest renormalised (Serrano & Smith 2019): the most attended, a "
+    "random other, the one gradient x input ranks first, and two of comparable weight: the "
+    "second most attended and a random one holding at least 0.05 of the weight. tau: "
+    "Kendall's rank correlation per step between attention and an attribution's magnitude, "
+    "averaged per sentence. Permutation TVD: the median total variation distance of the output "
     "distribution when a step's weights are shuffled; adversarial JSD: how far (Jensen-Shannon, "
     "0 to 1) the weights can move while the output stays within TVD 0.01 (Jain & Wallace "
     "2019). Uniform attention: equal weight on every source position at every step "
@@ -260,7 +271,8 @@ FAITHFULNESS_NOTE = (
 # earlier words. No source and no gold, so no AER: the two claims that apply, tested as above,
 # and the faithfulness figures with their 95% intervals across seeds.
 
-SELF_CLAIMS = ("agreement", "erasure, earlier word")
+SELF_CLAIMS = ("agreement", "erasure, earlier word", "erasure, second earlier word",
+               "comprehensiveness", "sufficiency")
 
 
 def _interval(comparison: SeedComparison, digits: int) -> str:
@@ -282,12 +294,11 @@ def self_attention_rows(members: list[Explained]) -> list[list[str]]:
     distance, the test perplexity with the model's own attention and with uniform attention,
     and their difference."""
     rows = [["member", "seeds", "flips: top attended %", "random %", "top gradient %",
-             "tau: gradient x input", "permutation TVD", "perplexity: own",
-             "uniform attention", "uniform minus own"]]
+             "second attended %", "random of weight %", "tau: gradient x input",
+             "permutation TVD", "perplexity: own", "uniform attention", "uniform minus own"]]
     for member in members:
         row = [member.label, str(len(member.records))]
-        row += [_figure(flip_stats(member, which), rate, 1)
-                for which in ("top_attention", "random", "top_gradient")]
+        row += [_figure(flip_stats(member, which), rate, 1) for which in ERASED]
         row.append(_figure(agreement_stats(member, "gradient"), mean_or_zero, 2))
         row.append(_figure(permutation_stats(member), mean_or_zero, 3))
         own, flat = perplexity_stats(member, "own"), perplexity_stats(member, "uniform")
@@ -314,15 +325,12 @@ def self_attention_line(members: list[Explained]) -> str:
             f"alignments for a language model, so no AER.")
 
 
-SELF_CLAIM_NOTE = ("Each cell: the verdict, the difference across seeds (tau minus 0; the top "
-                   "attended earlier word's flip rate minus a random earlier word's, in points) "
-                   "with its unadjusted 95% interval, and the p that decides, Holm-adjusted over "
-                   "the members.")
 
 SELF_FAITHFULNESS_NOTE = (
     "Flips: the share of steps whose most likely next word changed when one earlier word's "
     "weight was zeroed and the rest renormalised (Serrano & Smith 2019): the most attended, a "
-    "random other, or the one gradient x input ranks first. tau: Kendall's rank correlation "
+    "random other, the one gradient x input ranks first, the second most attended, or a random "
+    "one holding at least 0.05 of the weight. tau: Kendall's rank correlation "
     "per step between the weights and |gradient x input| over the earlier words, averaged per "
     "sentence. Permutation TVD: the median total variation distance of the next-word "
     "distribution when a step's weights are shuffled over its earlier words (Jain & Wallace "
@@ -342,28 +350,32 @@ def source_blocks(members: list[Explained], eflomal: dict | None) -> tuple[str, 
          f"{AER_NOTE} {aligner_line(eflomal)}".strip()),
         ("Every reading against the diagonal and against attention, across seeds",
          extraction_test_rows(members), EXTRACTION_TEST_NOTE),
-        ("Faithfulness", faithfulness_rows(members), FAITHFULNESS_NOTE)]
+        ("Faithfulness", faithfulness_rows(members), FAITHFULNESS_NOTE),
+        *control_blocks(members, _seeds_cell)]
 
 
 def self_attention_blocks(members: list[Explained], _: dict | None) -> tuple[str, list[Block]]:
     """Self-attention over earlier words: no gold, so the faithfulness figures alone."""
     return self_attention_line(members), [
-        ("Faithfulness", self_attention_rows(members), SELF_FAITHFULNESS_NOTE)]
+        ("Faithfulness", self_attention_rows(members), SELF_FAITHFULNESS_NOTE),
+        *control_blocks(members, _figure)]
 
 
-Block = tuple[str, list[list[str]], str]   # a heading, its table, the note under it
 
 
 @dataclass(frozen=True)
 class ExplanationPage:
     """The explanation section of one kind of attention: its title, its claims (keys of
-    EXPLANATION_CLAIMS) and what a cell of their table says, and its blocks(members, the
-    eflomal baseline) -> (the lead sentence, the blocks after the claims)."""
+    EXPLANATION_CLAIMS), and its blocks(members, the eflomal baseline) -> (the lead sentence,
+    the blocks after the claims)."""
 
     title: str
     claims: tuple[str, ...]
-    claim_note: str
     blocks: Callable[[list[Explained], dict | None], tuple[str, list[Block]]]
+
+    @property
+    def claim_note(self) -> str:
+        return claim_note(self.claims)
 
     def html(self, members: list[Explained], eflomal: dict | None, command: str) -> str:
         lead, blocks = self.blocks(members, eflomal)
@@ -393,9 +405,9 @@ class ExplanationPage:
 
 # Keyed by what a task's attention reads (attnlab.recipes: Comparison.explanation_reads).
 PAGES = {"source": ExplanationPage("Is attention an alignment? Is it an explanation?",
-                                   SOURCE_CLAIMS, CLAIM_NOTE, source_blocks),
+                                   SOURCE_CLAIMS, source_blocks),
          "itself": ExplanationPage("Is self-attention an explanation?", SELF_CLAIMS,
-                                   SELF_CLAIM_NOTE, self_attention_blocks)}
+                                   self_attention_blocks)}
 
 
 def explanation_page(suite: Suite) -> ExplanationPage:

@@ -9,7 +9,10 @@ pages print them (attnlab.compare.report.explanations).
   aligner on the same gold pairs); attention agrees with gradient attribution (Kendall's tau
   between a step's attention and |gradient x input| is above 0 on average); the most attended
   position matters more than a random one (zeroing its weight changes the chosen token more
-  often: Serrano & Smith 2019).
+  often: Serrano & Smith 2019); and, against controls that read the same runs (so tested paired
+  by run): more than the second most attended position, a control of comparable weight; and
+  attention's ranking is more comprehensive and more sufficient than a random ranking (ERASER,
+  DeYoung et al. 2020).
 - Every reading of links the records hold (attnlab.translation.alignment.readings), tested
   against the diagonal aligner and against the member's own argmax attention, paired by run.
 """
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .across_seeds import (
+    METHOD,
     PAIRED_METHOD,
     SeedComparison,
     aer_scorer,
@@ -63,22 +67,47 @@ def extraction_stats(member: Explained, name: str) -> np.ndarray | None:
     return _stack([np.asarray(counts, dtype=float).reshape(-1, 4) for counts in found])
 
 
+def _figures(member: Explained, group: str, name: str) -> list[list] | None:
+    """Per seed, the per-sentence figures record["faithfulness"][group][name]; None where a
+    record lacks them (made before the test existed, or not asked for)."""
+    found = [record["faithfulness"].get(group, {}).get(name) for record in member.records]
+    return None if any(figures is None for figures in found) else found
+
+
 def flip_stats(member: Explained, which: str) -> np.ndarray | None:
     """Per seed, per sentence, (steps that flipped, steps tested): (seeds, sentences, 2)."""
-    return _stack([np.stack([np.asarray(r["faithfulness"]["flips"][which], dtype=float),
-                             np.asarray(r["faithfulness"]["steps"], dtype=float)], axis=1)
-                   for r in member.records])
+    return step_stats(member, "flips", which, per_step=False)
+
+
+def step_stats(member: Explained, group: str, name: str, *,
+               per_step: bool = True) -> np.ndarray | None:
+    """Per seed, per sentence, (figure x steps, steps) of a figure kept as a mean over the
+    sentence's tested steps (per_step: ERASER's), or as a sum over them (the erasure flips and
+    the weight erased), so that mean_or_zero gives the mean per step: (seeds, sentences, 2)."""
+    figures = _figures(member, group, name)
+    if figures is None:
+        return None
+    rows = []
+    for found, record in zip(figures, member.records, strict=True):
+        steps = np.asarray(record["faithfulness"]["steps"], dtype=float)
+        values = np.asarray([0.0 if x is None else x for x in found], dtype=float)
+        rows.append(np.stack([values * steps if per_step else values, steps], axis=1))
+    return _stack(rows)
+
+
+def sentence_stats(member: Explained, group: str, name: str) -> np.ndarray | None:
+    """Per seed, per sentence, (figure, 1), or (0, 0) for a sentence without one: a figure
+    weighted by sentence (Kendall's tau of agreement and of the randomisation check)."""
+    figures = _figures(member, group, name)
+    if figures is None:
+        return None
+    return _stack([np.asarray([[0.0, 0.0] if x is None else [x, 1.0] for x in found])
+                   for found in figures])
 
 
 def agreement_stats(member: Explained, method: str) -> np.ndarray | None:
     """Per seed, per sentence, (tau, 1), or (0, 0) for a sentence without one."""
-    rows = []
-    for record in member.records:
-        taus = record["faithfulness"]["agreement"].get(method)
-        if taus is None:
-            return None
-        rows.append(np.asarray([[0.0, 0.0] if tau is None else [tau, 1.0] for tau in taus]))
-    return _stack(rows)
+    return sentence_stats(member, "agreement", method)
 
 
 def perplexity_stats(member: Explained, which: str) -> np.ndarray | None:
@@ -115,13 +144,17 @@ Sides = tuple[np.ndarray, np.ndarray, Scorer]
 @dataclass(frozen=True)
 class ExplanationClaim:
     """text: the claim as stated; short: its column; metric and against: what is compared;
-    sides(member) -> (A's statistics, the reference's, their scorer), None when not measured."""
+    sides(member) -> (A's statistics, the reference's, their scorer), None when not measured;
+    difference: what the report's cell gives, A minus the reference; paired: both sides read
+    the same runs, so the test is paired by run (compare_paired_across_seeds)."""
 
     text: str
     short: str
     metric: str
     against: str
     sides: Callable[[Explained], Sides | None]
+    difference: str
+    paired: bool = False
 
 
 def _alignment(member: Explained) -> Sides | None:
@@ -135,29 +168,68 @@ def _agreement(member: Explained) -> Sides | None:
     return None if taus is None else (taus, np.zeros_like(taus) + [0.0, 1.0], mean_or_zero)
 
 
-def _erasure(member: Explained) -> Sides | None:
-    top, random = flip_stats(member, "top_attention"), flip_stats(member, "random")
-    return None if top is None or random is None else (top, random, rate)
+def _beside(a: np.ndarray | None, b: np.ndarray | None, scorer: Scorer) -> Sides | None:
+    return None if a is None or b is None else (a, b, scorer)
 
+
+def _erasure(control: str) -> Callable[[Explained], Sides | None]:
+    """The top attended position's flips against those of `control` (an entry of ERASED)."""
+    return lambda member: _beside(flip_stats(member, "top_attention"),
+                                  flip_stats(member, control), rate)
+
+
+def _comprehensiveness(member: Explained) -> Sides | None:
+    return _beside(step_stats(member, "comprehensiveness", "attention"),
+                   step_stats(member, "comprehensiveness", "random"), mean_or_zero)
+
+
+def _sufficiency(member: Explained) -> Sides | None:
+    # lower is more sufficient: the random ranking's minus attention's, above 0 where it holds
+    return _beside(step_stats(member, "sufficiency", "random"),
+                   step_stats(member, "sufficiency", "attention"), mean_or_zero)
+
+
+TOP_MINUS = "the top attended position's flip rate minus {}'s, in points"
 
 EXPLANATION_CLAIMS: dict[str, ExplanationClaim] = {
     "alignment": ExplanationClaim(
         "attention is an alignment (AER below the diagonal aligner's)",
-        "attention is an alignment", "aer", "the diagonal aligner", _alignment),
+        "attention is an alignment", "aer", "the diagonal aligner", _alignment,
+        "attention's AER minus the diagonal's"),
     "agreement": ExplanationClaim(
         "attention agrees with gradient attribution (Kendall's tau above 0)",
-        "agrees with gradient x input", "Kendall's tau", "no agreement (tau 0)", _agreement),
+        "agrees with gradient x input", "Kendall's tau", "no agreement (tau 0)", _agreement,
+        "tau minus 0"),
     "erasure": ExplanationClaim(
         "the most attended position matters more than a random one (erasure flips)",
         "top attended matters more than random", "erasure flip rate",
-        "a random other position", _erasure),
+        "a random other position", _erasure("random"), TOP_MINUS.format("a random one")),
     "erasure, earlier word": ExplanationClaim(
         "the most attended earlier word matters more than a random one (erasure flips)",
         "top attended earlier word matters more than random", "erasure flip rate",
-        "a random other position", _erasure),
+        "a random other position", _erasure("random"),
+        TOP_MINUS.format("a random earlier word")),
+    "erasure, second": ExplanationClaim(
+        "the most attended position matters more than the second most attended (erasure "
+        "flips)", "top attended matters more than second", "erasure flip rate",
+        "the second most attended position", _erasure("second_attention"),
+        TOP_MINUS.format("the second most attended"), paired=True),
+    "erasure, second earlier word": ExplanationClaim(
+        "the most attended earlier word matters more than the second most attended (erasure "
+        "flips)", "top attended earlier word matters more than second", "erasure flip rate",
+        "the second most attended position", _erasure("second_attention"),
+        TOP_MINUS.format("the second most attended"), paired=True),
+    "comprehensiveness": ExplanationClaim(
+        "taking attention's top positions away costs more than a random ranking's (ERASER "
+        "comprehensiveness)", "more comprehensive than random", "comprehensiveness",
+        "a random ranking", _comprehensiveness,
+        "attention's comprehensiveness minus a random ranking's", paired=True),
+    "sufficiency": ExplanationClaim(
+        "attention's top positions alone keep more of the output than a random ranking's "
+        "(ERASER sufficiency)", "more sufficient than random", "sufficiency, random minus own",
+        "a random ranking", _sufficiency,
+        "a random ranking's sufficiency minus attention's", paired=True),
 }
-
-
 def claim_tests(members: list[Explained], claims: tuple[str, ...]) -> None:
     """Each member's tests of `claims` (keys of EXPLANATION_CLAIMS) in member.tests,
     Holm-adjusted per claim over the members; and every reading's tests (member.readings), so
@@ -169,9 +241,11 @@ def claim_tests(members: list[Explained], claims: tuple[str, ...]) -> None:
             sides = claim.sides(member)
             if sides is None:
                 continue
-            comparison = compare_across_seeds(*sides, samples=SAMPLES, seed=SEED)
+            across = compare_paired_across_seeds if claim.paired else compare_across_seeds
+            comparison = across(*sides, samples=SAMPLES, seed=SEED)
             member.tests[key] = PairTest(member.name, claim.against, claim.metric, comparison,
-                                         member.label, claim.against)
+                                         member.label, claim.against,
+                                         method=PAIRED_METHOD if claim.paired else METHOD)
             tests.append(member.tests[key])
         for test, adjusted in zip(tests, holm([t.comparison.p_value for t in tests]),
                                   strict=True):
