@@ -130,6 +130,21 @@ def test_a_known_difference_is_reproduced_and_two_copies_of_one_system_are_not_t
     assert gained.outcome == "not reproduced"
 
 
+def test_a_bleu_claim_below_the_floor_is_not_decided():
+    """news-alignment's "no loss of BLEU" at 1.04 against 2.30: a margin of 1 BLEU allows
+    losing nearly everything, so below BLEU 10 a claim on BLEU is not decided."""
+    low = [member(name, [translation_run(k, GARBLED, REFERENCES, bleu) for k in (1, 2, 3)])
+           for name, bleu in (("a", 1.04), ("b", 2.30))]
+    for kind, margin in (("no_worse", 1.0), ("matches", 1.0), ("better", None)):
+        found = claim_verdict([Expectation(kind, "a", "b", "bleu", margin)], low)
+        assert found.outcome == "inconclusive", found.lines
+        assert "not decidable at this quality" in found.lines[0], found.lines
+        assert "BLEU 1.04" in found.lines[0] and "floor of 10" in found.lines[0]
+    # chrF has no floor; at the floor itself a claim is decided (test above: b reads 10.0)
+    chrf = claim_verdict([Expectation("better", "a", "b", "chrf")], low)
+    assert "not decidable at this quality" not in chrf.lines[0]
+
+
 def test_members_scored_against_other_references_are_not_compared():
     # A reverse member translates into the other language: its texts are not the others'.
     a = member("a", [translation_run(k, REFERENCES, REFERENCES, 90.0) for k in (1, 2, 3)])

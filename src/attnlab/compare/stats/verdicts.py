@@ -32,6 +32,14 @@ from .across_seeds import (
 from .claims import ALPHA, DIAGONAL, LOWER_IS_BETTER, RELATIONS, SUITE_RULE, Expectation
 
 SAMPLES = 1000
+# A claim on BLEU is not decided where a member scores below this: there most test sentences
+# share no 4-gram with their reference, so BLEU's differences rest on a few matches, and a
+# margin of 1 BLEU allows losing most of what a member translates (news-alignment's members
+# read 1.04 and 2.30).
+BLEU_FLOOR = 10.0
+FLOOR_RULE = (f"A claim on BLEU is not decided where a member scores below BLEU {BLEU_FLOOR:g}: "
+              f"it reads 'not decidable at this quality'.")
+
 RULE = (f"Each pair of members is compared across seeds by {METHOD}: the difference of their "
         f"mean scores over the seeds, its 95% confidence interval and a two-sided p. A member "
         f"with fewer than three seeds decides nothing (its training variance is not measured). "
@@ -323,6 +331,12 @@ def _expected(expectation: Expectation, by_name: dict[str, dict], labels: dict[s
     b = by_name.get(expectation.b) if expectation.b != DIAGONAL else None
     if a is None or (b is None and expectation.b != DIAGONAL):
         return "inconclusive", "a member has not finished"
+    low = [member for member in (a, b) if member is not None and expectation.metric == "bleu"
+           and (member.get("scores") or {}).get("bleu", BLEU_FLOOR) < BLEU_FLOOR]
+    if low:
+        return "not decidable at this quality", "; ".join(
+            f"{member['label']} reaches BLEU {member['scores']['bleu']:.2f}" for member in low
+        ) + f", below the floor of {BLEU_FLOOR:g}"
     test = test_pair(a, b, expectation.metric, labels)
     if test is None:
         return "inconclusive", f"no {expectation.metric} to compare"
@@ -331,4 +345,5 @@ def _expected(expectation: Expectation, by_name: dict[str, dict], labels: dict[s
 
 def rules() -> list[str]:
     """The pairwise tables' rule, then the claims' (one paragraph: each kind's, the suite's)."""
-    return [RULE, " ".join([*(kind.rule for kind in RELATIONS.values()), SUITE_RULE])]
+    return [RULE, " ".join([*(kind.rule for kind in RELATIONS.values()), FLOOR_RULE,
+                            SUITE_RULE])]
