@@ -360,3 +360,18 @@ def test_the_same_runs_come_out_of_two_sittings_and_of_jobs_two(tmp_path, dates_
                    for out in outs]
         assert len({json.dumps(record["scores"]) for record in records}) == 1
         assert len({json.dumps(record["hypotheses"]) for record in records}) == 1
+
+
+def test_adjusted_tests_print_a_simultaneous_interval_that_agrees_with_holm():
+    close = [f"a man number {k} rides a red bike down the street" for k in range(60)]
+    records = [member(name, [translation_run(k, hyps, REFERENCES, 50.0) for k in (1, 2, 3)])
+               for name, hyps in (("a", REFERENCES), ("b", close), ("c", GARBLED))]
+    tests = pairwise(records, ("bleu", "chrf"))
+    assert len(tests) == 6 and all(test.family == 6 for test in tests)
+    for test in tests:
+        low, high = test.comparison.interval()
+        joint_low, joint_high = test.comparison.interval(1 - 0.05 / 6)
+        assert joint_low <= low <= high <= joint_high        # wider: it holds for all six
+        assert "simultaneous 95% CI over the 6 tests" in test.numbers
+        if joint_low > 0 or joint_high < 0:                   # Bonferroni rejects: so does Holm
+            assert test.p_adjusted < 0.05

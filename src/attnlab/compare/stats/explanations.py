@@ -249,7 +249,7 @@ def claim_tests(members: list[Explained], claims: tuple[str, ...]) -> None:
             tests.append(member.tests[key])
         for test, adjusted in zip(tests, holm([t.comparison.p_value for t in tests]),
                                   strict=True):
-            test.p_adjusted = adjusted
+            test.p_adjusted, test.family = adjusted, len(tests)
 
 
 def reading_names(members: list[Explained]) -> list[str]:
@@ -295,7 +295,7 @@ def reading_tests(members: list[Explained]) -> dict[tuple[str, str, str], PairTe
                 family.append(test)
         for test, adjusted in zip(family, holm([t.comparison.p_value for t in family]),
                                   strict=True):
-            test.p_adjusted = adjusted
+            test.p_adjusted, test.family = adjusted, len(family)
     for member in members:
         member.readings = own[member.name]
     return found

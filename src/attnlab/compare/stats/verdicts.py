@@ -45,7 +45,9 @@ RULE = (f"Each pair of members is compared across seeds by {METHOD}: the differe
         f"with fewer than three seeds decides nothing (its training variance is not measured). "
         f"The p-values of the "
         f"pairwise tables are Holm-adjusted together (every pair on every metric is one "
-        f"family); better means higher, except "
+        f"family), and beside each unadjusted interval stands the simultaneous one over the "
+        f"family (Bonferroni's, 1 - 0.05/m: it excludes 0 only where Holm rejects); better "
+        f"means higher, except "
         f"for AER and perplexity, where it means lower.")
 @dataclass
 class PairTest:
@@ -61,6 +63,7 @@ class PairTest:
     label_b: str
     p_adjusted: float | None = None
     method: str = METHOD
+    family: int = 1   # the tests adjusted together with this one (Holm), for its interval
 
     @property
     def lower_is_better(self) -> bool:
@@ -93,8 +96,15 @@ class PairTest:
                     f"{found.undecided_reason})")
         low, high = found.interval() or (found.difference, found.difference)
         adjusted = self.p_adjusted is not None
+        joint = ""
+        if adjusted and self.family > 1:
+            # Bonferroni's interval: it holds for the whole family at 95%, as Holm's p does
+            # (and never decides against it: Holm rejects whatever Bonferroni rejects)
+            low_all, high_all = found.interval(1 - ALPHA / self.family) or (low, high)
+            joint = (f"; simultaneous 95% CI over the {self.family} tests {low_all:.4g} to "
+                     f"{high_all:.4g}")
         return (f"difference {found.difference:+.4g} ({'unadjusted ' if adjusted else ''}"
-                f"95% CI {low:.4g} to {high:.4g}), {_p_text(self.p)}"
+                f"95% CI {low:.4g} to {high:.4g}{joint}), {_p_text(self.p)}"
                 f"{' (Holm-adjusted)' if adjusted else ''}, {seeds}"
                 f"{'; ' + found.test_variance_note if found.test_variance_note else ''}")
 
@@ -297,6 +307,7 @@ def pairwise(records: list[dict], metrics: tuple[str, ...]) -> list[PairTest]:
              if (test := test_pair(a, b, metric, labels)) is not None]
     for test, adjusted in zip(tests, holm([t.comparison.p_value for t in tests]), strict=True):
         test.p_adjusted = adjusted
+        test.family = len(tests)
     return tests
 
 
