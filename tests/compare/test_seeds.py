@@ -6,10 +6,12 @@ import json
 import signal
 import time
 
+import numpy as np
 import pytest
 import yaml
 
 from attnlab.cli import main
+from attnlab.compare.stats.across_seeds import mean_scorer
 from attnlab.compare.stats.claims import Expectation
 from attnlab.compare.stats.seeds import aggregate, stop_summary
 from attnlab.compare.stats.verdicts import claim_verdict, pairwise
@@ -375,3 +377,41 @@ def test_adjusted_tests_print_a_simultaneous_interval_that_agrees_with_holm():
         assert "simultaneous 95% CI over the 6 tests" in test.numbers
         if joint_low > 0 or joint_high < 0:                   # Bonferroni rejects: so does Holm
             assert test.p_adjusted < 0.05
+
+
+def test_bleu_drop_is_tested_by_sentence_with_the_test_sets_noise():
+    """The bottleneck claim's measure: BLEU of the shortest bucket minus the longest's, from
+    each sentence's statistics, so the bootstrap over sentences adds the test set's noise."""
+    from attnlab.compare.report.page import with_length_drop
+    from attnlab.compare.stats.verdicts import statistics, test_pair
+
+    words = [5] * 30 + [25] * 30
+    buckets = [{"lo": 0.0, "hi": 10.0, "count": 30, "bleu": None, "label": "0-9"},
+               {"lo": 20.0, "hi": None, "count": 30, "bleu": None, "label": "20+"}]
+
+    def run(seed, long_right):
+        hyps = REFERENCES[:30] + [ref if k < long_right else GARBLED[k]
+                                  for k, ref in enumerate(REFERENCES[30:])]
+        found = {**translation_run(seed, hyps, REFERENCES, 50.0), "source_words": words,
+                 "buckets": [dict(bucket) for bucket in buckets]}
+        for bucket, part in zip(found["buckets"], (slice(0, 30), slice(30, 60)), strict=True):
+            bucket["bleu"] = corpus_bleu(hyps[part], REFERENCES[part])
+        return with_length_drop(found)
+
+    steady = member("steady", [run(k, 28 + k % 2) for k in (1, 2, 3)])
+    falls = member("falls", [run(k, 10 + k) for k in (1, 2, 3)])
+    stats_a, stats_b, score = statistics(falls, steady, "bleu_drop")
+    assert stats_a.shape == (3, 60, 2 * stats_a.shape[-1] // 2)
+    by_run = [r["scores"]["bleu_drop"] for r in falls["runs"]]
+    assert np.allclose(score(stats_a.sum(axis=1)), by_run)    # the same drop, by sentence
+    test = test_pair(falls, steady, "bleu_drop", {})
+    assert test.comparison.test_variance > 0 and test.direction == "<"   # falls further
+    without = member("old", [{k: v for k, v in r.items() if k != "source_words"}
+                             for r in steady["runs"]])
+    assert statistics(falls, without, "bleu_drop")[2] is mean_scorer   # the seeds alone
+
+
+def corpus_bleu(hypotheses, references):
+    from sacrebleu.metrics import BLEU
+
+    return BLEU().corpus_score(hypotheses, [references]).score

@@ -18,6 +18,12 @@ from .alignment.golds import within_reach
 from .evaluate import evaluate_run, read_pairs
 from .run import TranslationRun
 
+# What a suite's claim may name (attnlab.compare.suite.checks): the scores of comparison_scores
+# (bleu, chrf), the dates task's own exact_match and the drop of BLEU from the shortest sources
+# to the longest (bleu_drop), both which compare's report adds from the record's texts and
+# buckets, and the AER of the argmax attention on the record's gold sets (aer).
+CLAIM_METRICS = ("bleu", "chrf", "exact_match", "bleu_drop", "aer")
+
 # The row of attention drawn for target word t, per decoder kind, and why (the report says it).
 ATTENTION_ROWS = {
     "bahdanau": "row t is alpha_t computed from s_{t-1} (the state before y_t is emitted): "
@@ -58,6 +64,8 @@ def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str |
     return {"scores": {"bleu": evaluation.scores.bleu, "chrf": evaluation.scores.chrf},
             "signature": evaluation.scores.bleu_signature,
             "hypotheses": evaluation.hypotheses, "references": list(references),
+            # each sentence's source length (its bucket), so bleu_drop is tested by sentence
+            "source_words": [len(source.split()) for source in sources],
             "buckets": summary["buckets"], "alignments": summary["alignments"],
             "parameters": count_parameters(run.model), "checkpoint": run.checkpoint,
             "attention_row": ATTENTION_ROWS.get(decoder),

@@ -44,7 +44,7 @@ def spread(values: Sequence[float]) -> Spread:
 
 
 # Heavy or per-run fields: kept in the record of each seed under "runs", not averaged.
-PER_RUN = ("hypotheses", "references")
+PER_RUN = ("hypotheses", "references", "source_words")
 
 
 def aggregate(runs: list[dict]) -> dict:

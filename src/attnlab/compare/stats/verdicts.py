@@ -190,6 +190,39 @@ def text_scorer(metric: str):
     return score
 
 
+def _drop_statistics(a: dict, b: dict):
+    """bleu_drop by sentence: each sentence's BLEU statistics in the shortest bucket's half or
+    the longest's (zeros elsewhere), so the bootstrap over sentences carries the test set's
+    noise into BLEU(shortest) - BLEU(longest); the buckets are those with_length_drop reads
+    (at least MIN_BUCKET sentences). None when a run lacks its sentences' lengths."""
+    from attnlab.eval.buckets import MIN_BUCKET
+
+    runs = [*a["runs"], *b["runs"]]
+    words = runs[0].get("source_words")
+    buckets = [bucket for bucket in runs[0].get("buckets") or []
+               if bucket.get("count", 0) >= MIN_BUCKET]
+    if words is None or len(buckets) < 2 or any(run.get("source_words") != words
+                                                for run in runs):
+        return None
+    lengths = np.asarray(words)
+    inside = [(lengths >= bucket["lo"]) & (lengths < (bucket["hi"] if bucket["hi"] is not None
+                                                      else np.inf))
+              for bucket in (buckets[0], buckets[-1])]
+
+    def split(run: dict) -> np.ndarray | None:
+        stats = text_stats(run, "bleu")
+        return None if stats is None else np.concatenate(
+            [stats * inside[0][:, None], stats * inside[1][:, None]], axis=1)
+
+    stats_a, stats_b = _stacked([split(run) for run in a["runs"]]), _stacked(
+        [split(run) for run in b["runs"]])
+    if stats_a is None or stats_b is None:
+        return None
+    bleu = text_scorer("bleu")
+    k = stats_a.shape[-1] // 2
+    return stats_a, stats_b, lambda sums: bleu(sums[..., :k]) - bleu(sums[..., k:])
+
+
 def _counts(run: dict, gold: str, baseline: bool = False) -> np.ndarray | None:
     for alignment in run.get("alignments") or []:
         if alignment["name"] == gold:
@@ -259,6 +292,8 @@ def statistics(a: dict, b: dict | None, metric: str):
         if stats_a is not None and stats_b is not None and stats_a.shape[1:] == stats_b.shape[1:]:
             return stats_a, stats_b, text_scorer(metric)
         return None
+    if metric == "bleu_drop" and texts and (by_sentence := _drop_statistics(a, b)):
+        return by_sentence   # else (a record without its sentences' lengths): seeds alone
     if metric == "exact_match" and texts:
         if not all("exact_match" in member.get("scores", {}) for member in (a, b)):
             return None  # not the runs' own metric (report.with_exact_match): nothing to test
