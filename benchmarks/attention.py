@@ -43,7 +43,7 @@ from attention_decoder import decoder_rows
 from attnlab.attention import SCORES, Attention, LocalAttention
 from attnlab.attention.core import masked_softmax
 from attnlab.attention.ops import fast_tanh, gather_rows
-from common import gemm_rate, matmul_flops
+from common import gemm_rate, matmul_flops, whole_number
 
 
 def median_seconds(fn: Callable, *args, repeats: int, warmup: int = 3, **kwargs) -> float:
@@ -310,12 +310,18 @@ SECTIONS = {
 }
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    parser.add_argument("--repeats", type=int, default=50, help="timed calls per figure")
+    parser.add_argument("--threads", type=whole_number(1), default=1,
+                        help="torch threads (default 1)")
+    parser.add_argument("--repeats", type=whole_number(1), default=50,
+                        help="timed calls per figure")
     parser.add_argument("--only", choices=sorted(SECTIONS), help="run one section only")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     rate = gemm_rate()

@@ -82,6 +82,7 @@ from attnlab.compare.stats.across_seeds import (
     compare_paired_across_seeds,
     mean_scorer,
 )
+from common import listed, number, subset, whole_number  # benchmarks/, beside this file
 from per_seed_rule import aer_pair_test, seed_verdict  # benchmarks/, beside this file
 
 ALPHA = 0.05
@@ -463,50 +464,56 @@ def cells(metrics: list[Metric], args: argparse.Namespace) -> Iterator[Cell]:
                     yield Cell(metric, seeds, ratio, tau)
 
 
-def _numbers(kind: type) -> Callable[[str], tuple]:
-    return lambda text: tuple(kind(part) for part in text.split(","))
+METRICS, TESTS = ("mean", "aer", "bleu"), ("across", "margins", "paired", "old")
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
+    """The options, each number checked for its range as it is parsed (common's types)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=100,
+    # a rejection rate over fewer than 2 simulations, or a bootstrap of one resample, says nothing
+    sims = whole_number(2)
+    parser.add_argument("--sims", type=sims, default=100,
                         help="simulations per across-seed cell (default 100)")
-    parser.add_argument("--margin-sims", type=int, default=None,
+    parser.add_argument("--margin-sims", type=sims, default=None,
                         help="per equivalence / non-inferiority cell (default: --sims)")
-    parser.add_argument("--paired-sims", type=int, default=None,
+    parser.add_argument("--paired-sims", type=sims, default=None,
                         help="per paired cell (default: --sims)")
-    parser.add_argument("--two-seed-sims", type=int, default=20,
+    parser.add_argument("--two-seed-sims", type=sims, default=20,
                         help="per two-seed cell, which decides nothing (default 20)")
-    parser.add_argument("--old-sims", type=int, default=20,
-                        help="per old-rule and one-seed bootstrap cell (default 20; slow)")
-    parser.add_argument("--samples", type=int, default=200,
+    parser.add_argument("--old-sims", type=whole_number(0), default=20,
+                        help="per old-rule and one-seed bootstrap cell (default 20; 0: none; slow)")
+    parser.add_argument("--samples", type=whole_number(2), default=200,
                         help="bootstrap resamples in every test (default 200; attnlab's is "
                              "1000, the full table's)")
     parser.add_argument("--power", action="store_true",
                         help="also the across-seed test's power at 3 SE of D (doubles its cost)")
-    parser.add_argument("--sacrebleu", type=int, default=0, metavar="N",
+    parser.add_argument("--sacrebleu", type=whole_number(0), default=0, metavar="N",
                         help="also sacreBLEU's paired tests on N simulated text pairs (slow)")
-    parser.add_argument("--seeds", type=_numbers(int), default=SEEDS,
-                        help="seeds per member, comma-separated (default 2,3,5,10)")
-    parser.add_argument("--ratios", type=_numbers(float), default=RATIOS,
-                        help="seed spread ratios tau_A / tau_B (default 1,3,10)")
-    parser.add_argument("--taus", type=_numbers(float), default=TAUS,
-                        help="tau_A in test noises (default 0.2,1,5)")
-    parser.add_argument("--metrics", default="mean,aer,bleu",
+    parser.add_argument("--seeds", type=listed(whole_number(2)), default=SEEDS,
+                        help="seeds per member, each at least 2, comma-separated (default "
+                             "2,3,5,10)")
+    parser.add_argument("--ratios", type=listed(number(1.0)), default=RATIOS,
+                        help="seed spread ratios tau_A / tau_B, each at least 1 (default 1,3,10)")
+    parser.add_argument("--taus", type=listed(number(0.0, above=True)), default=TAUS,
+                        help="tau_A in test noises, each above 0 (default 0.2,1,5)")
+    parser.add_argument("--metrics", type=subset(METRICS), default=METRICS,
                         help="a subset of mean,aer,bleu (default all)")
-    parser.add_argument("--tests", default="across,margins,paired,old",
+    parser.add_argument("--tests", type=subset(TESTS), default=TESTS,
                         help="a subset of across,margins,paired,old (default all)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    args = parser.parse_args()
-    if min(args.sims, args.two_seed_sims) < 2:
-        parser.error("--sims and --two-seed-sims must be at least 2")
+    parser.add_argument("--seed", type=whole_number(0), default=0,
+                        help="random seed (default 0)")
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     args.margin_sims = args.sims if args.margin_sims is None else args.margin_sims
     args.paired_sims = args.sims if args.paired_sims is None else args.paired_sims
-    tests = set(args.tests.split(","))
+    tests = set(args.tests)
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
     makers = {"mean": mean_metric, "aer": aer_metric, "bleu": bleu_metric}
-    metrics = [makers[name]() for name in args.metrics.split(",")]
+    metrics = [makers[name]() for name in args.metrics]
     for metric in metrics:
         metric.calibrate(rng)
     noises = ", ".join(f"{metric.name} {metric.test_noise:.4g} (slope {metric.slope:.3g})"

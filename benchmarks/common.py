@@ -1,13 +1,22 @@
-"""What the benchmarks share: the Multi30k data, its joint 8k BPE, and the reference model.
+"""What the benchmarks share: the Multi30k data, its joint 8k BPE, the reference model, and the
+types of their numeric options.
 
 The reference model is JoeyNMT's RNN model in ../shared/peers/joeynmt: embeddings 256,
 bidirectional GRU encoder 512 (per direction), GRU decoder 512, additive attention, dropout 0.3.
+
+Every number a benchmark's option reads has a type here (whole_number, number, listed, subset):
+a value out of its range, NaN, infinity or a typo is one sentence naming the option (argparse
+puts it after "argument --sims:"), before anything is computed.
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig
 from attnlab.translation.config import DataConfig
@@ -73,3 +82,77 @@ def matmul_flops(call) -> int:
     with FlopCounterMode(display=False) as counter:
         call()
     return counter.get_total_flops()
+
+
+T = TypeVar("T")
+
+
+def whole_number(least: int = 1, most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `least` (to `most`), as attnlab's own options."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < least or (most is not None and value > most):
+            wanted = f"at least {least}" if most is None else f"from {least} to {most}"
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def number(least: float = -math.inf, most: float = math.inf, *,
+           above: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number from `least` (above it with `above`) to `most`."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        if value < least or (above and value == least) or value > most:
+            low = f"{'above' if above else 'at least'} {least:g}" if least > -math.inf else ""
+            high = f"at most {most:g}" if most < math.inf else ""
+            raise argparse.ArgumentTypeError(f"must be {' and '.join(filter(None, (low, high)))}"
+                                             f", got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def listed(item: Callable[[str], T]) -> Callable[[str], tuple[T, ...]]:
+    """An argparse type: comma-separated values, each of type `item` ("2,3,5")."""
+    def parse(text: str) -> tuple[T, ...]:
+        parts = [part.strip() for part in text.split(",")]
+        if not all(parts):
+            raise argparse.ArgumentTypeError(f"expected values separated by commas, got {text!r}")
+        found = []
+        for part in parts:
+            try:
+                found.append(item(part))
+            except argparse.ArgumentTypeError as error:
+                raise argparse.ArgumentTypeError(f"{error} (in {text!r})") from None
+        return tuple(found)
+
+    parse.__name__ = f"list of {getattr(item, '__name__', 'values')}s"
+    return parse
+
+
+def subset(options: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
+    """An argparse type: some of `options`, comma-separated ("mean,aer"), each at most once."""
+    def parse(text: str) -> tuple[str, ...]:
+        chosen = tuple(part.strip() for part in text.split(","))
+        for name in chosen:
+            if name not in options:
+                raise argparse.ArgumentTypeError(f"{name!r} is not one of "
+                                                 f"{', '.join(options)}, in {text!r}")
+        if len(set(chosen)) < len(chosen):
+            raise argparse.ArgumentTypeError(f"names one more than once: {text!r}")
+        return chosen
+
+    parse.__name__ = "subset"
+    return parse

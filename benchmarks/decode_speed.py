@@ -36,7 +36,7 @@ from attnlab.eval import corpus_bleu
 from attnlab.models.quantize import quantize_int8
 from attnlab.train import EarlyStoppingConfig, RunDir, TrainConfig, run_experiment
 from attnlab.translation import DecodeConfig, RunConfig, TranslationTask, translate
-from common import CACHE, DATA, PEERS, gemm_rate, multi30k_config, reference_model
+from common import CACHE, DATA, PEERS, gemm_rate, multi30k_config, reference_model, whole_number
 
 SEARCHES = {"greedy": 1, "beam 5": 5}
 
@@ -91,13 +91,17 @@ def search_flops(model, vocabs, sources, beam: int) -> int:
     return counter.get_total_flops()
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--updates", type=int, default=2500)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--updates", type=whole_number(1), default=2500)
+    parser.add_argument("--threads", type=whole_number(1), default=2)
+    parser.add_argument("--rounds", type=whole_number(1), default=2)
     parser.add_argument("--no-joeynmt", action="store_true")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     torch.set_num_threads(args.threads)
     test = DATA / "multi30k"
     sources = read_lines(test / "test_2016_flickr.de.gz")

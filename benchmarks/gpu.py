@@ -38,6 +38,7 @@ import torch
 
 # Dense peaks in TFLOP/s (vendor data sheets), tried in order: the first name contained in
 # torch.cuda.get_device_name() wins. fp16/bf16: tensor cores; fp32: without TF32.
+PRECISIONS = ("fp32", "bf16", "fp16")   # train.precision's, each measured in turn
 PEAKS = [
     ("H200 NVL", {"bf16": 835.0, "fp16": 835.0, "fp32": 60.0}),
     ("H200", {"bf16": 989.0, "fp16": 989.0, "fp32": 67.0}),
@@ -237,19 +238,28 @@ def header(name: str, peaks: dict | None, model, flops: tuple[float, float], arg
           f"per output piece")
 
 
-def main() -> int:
+def arguments() -> argparse.ArgumentParser:
+    from common import subset, whole_number
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smaller budget (under a minute)")
     parser.add_argument("--require-gpu", action="store_true",
                         help="exit 1 when there is no CUDA device (default: 0)")
-    parser.add_argument("--precisions", default="fp32,bf16,fp16")
-    parser.add_argument("--beam", type=int, default=5)
-    parser.add_argument("--batch-tokens", type=int, default=4096)
-    parser.add_argument("--sentences", type=int, help="sentences decoded (default 1024, "
-                        "256 with --quick, 8 on the CPU)")
+    parser.add_argument("--precisions", type=subset(PRECISIONS), default=PRECISIONS,
+                        help="a subset of fp32,bf16,fp16 (default all)")
+    parser.add_argument("--beam", type=whole_number(1, 1000), default=5,
+                        help="beam size, at most 1000 as attnlab translate's (default 5)")
+    # a batch must hold the longest synthetic pair (80 source and 96 target pieces)
+    parser.add_argument("--batch-tokens", type=whole_number(256), default=4096)
+    parser.add_argument("--sentences", type=whole_number(1), help="sentences decoded (default "
+                        "1024, 256 with --quick, 8 on the CPU)")
     parser.add_argument("--device", default="cuda", help="cuda (default), cuda:N, or cpu to "
                         "check the script itself where there is no GPU")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = arguments().parse_args()
     if on_cuda(args.device) and not torch.cuda.is_available():
         print("benchmarks/gpu.py measures CUDA training and decoding, and torch sees no CUDA "
               "device here, so nothing was measured.")
@@ -266,7 +276,7 @@ def main() -> int:
     task = SyntheticTask(pairs, args.batch_tokens)
     flops = flops_per_token(task, sources, args.beam)
     header(name, peaks, task.model, flops, args)
-    precisions = args.precisions.split(",")
+    precisions = args.precisions
     training = {p: measured(train_row, pairs, p, budget, args.batch_tokens, args.device)
                 for p in precisions}
     print_rows("training (attnlab train's loop; target tokens/s)", training, flops[0], peaks)

@@ -194,12 +194,19 @@ def random_model(vocabs, seed: int = 0):
     return without_output_bias(model.eval())
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
+    from common import whole_number
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--updates", type=int, default=30)
-    parser.add_argument("--sentences", type=int, default=None, help="default: all 1000")
+    parser.add_argument("--updates", type=whole_number(1), default=30)
+    parser.add_argument("--sentences", type=whole_number(1, 1000), default=None,
+                        help="the first N of the 1000 test sentences (default: all 1000)")
     parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     torch.set_num_threads(1)
     import decode_speed
     from common import CACHE

@@ -69,6 +69,7 @@ from attnlab.models import Seq2Seq, build_model
 from attnlab.train import seed_everything
 from attnlab.translation import TranslationRun
 from attnlab.translation.corpus import read_split, split_paths
+from common import whole_number
 
 Override = Callable[[Tensor, int], Tensor]  # (model p_t (B, Tq), first step) -> p_t
 
@@ -425,7 +426,14 @@ def trajectory(runs: list[TranslationRun], examples: Examples) -> None:
               f"{mad:9.2f} {r:6.3f} {result['nll']:7.3f}")
 
 
-def main(argv: list[str] | None = None) -> None:
+def parts(text: str) -> str:
+    """--parts: some of the letters a, b, c and d."""
+    if not text or not set(text) <= set("abcd"):
+        raise argparse.ArgumentTypeError(f"must be some of the letters abcd, got {text!r}")
+    return text
+
+
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", nargs="+",
@@ -436,18 +444,26 @@ def main(argv: list[str] | None = None) -> None:
                              "reference when there is no gold, and its loss is printed in (d)")
     parser.add_argument("--data", default=None, help="data directory (default: the run's data.dir)")
     parser.add_argument("--split", default="val", help="the split probed (default: val)")
-    parser.add_argument("--sentences", type=int, default=500, help="pairs probed (default 500)")
-    parser.add_argument("--batches", type=int, default=5,
+    parser.add_argument("--sentences", type=whole_number(1), default=500,
+                        help="pairs probed (default 500)")
+    parser.add_argument("--batches", type=whole_number(1), default=5,
                         help="training batches for the gradient check (default 5)")
     parser.add_argument("--reference", choices=("auto", "gold", "global", "diagonal"),
                         default="auto", help="reference position (auto: gold, else global, else "
                                              "diagonal)")
-    parser.add_argument("--parts", default="abcd", help="which of (a)-(d) to run (default abcd)")
+    parser.add_argument("--parts", type=parts, default="abcd",
+                        help="which of (a)-(d) to run (default abcd)")
     parser.add_argument("--diagonal-prior", action="store_true",
                         help="the run was trained with train-diagonal-prior: probe that variant")
     parser.add_argument("--png", default=None, help="write the centres figure here")
-    parser.add_argument("--plot", type=int, default=4, help="sentences in the figure (default 4)")
+    parser.add_argument("--plot", type=whole_number(1), default=4,
+                        help="sentences in the figure (default 4)")
     parser.add_argument("--title", default="", help="the figure's title starts with this")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments()
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "train-diagonal-prior":
         from attnlab.cli import main as attnlab

@@ -21,12 +21,18 @@ from PIL import Image
 import attnlab
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
+    from common import whole_number
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", required=True, help="a character-level translation run")
     parser.add_argument("what", choices=("html", "png"))
-    parser.add_argument("--characters", type=int, default=5000)
-    args = parser.parse_args()
+    parser.add_argument("--characters", type=whole_number(1), default=5000)
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     model = attnlab.load(args.run)
     text = ("le 14 juillet 1789, " * (args.characters // 20 + 1))[: args.characters]
     start = time.perf_counter()

@@ -34,7 +34,7 @@ from attnlab.configs import config_file
 from attnlab.lm import LanguageModelTask, LMRunConfig
 from attnlab.lm.task import batch_nll
 from attnlab.train import experiment_config
-from common import CACHE, DATA, gemm_rate
+from common import CACHE, DATA, gemm_rate, whole_number
 
 
 def old_batch_nll(model, batch) -> torch.Tensor:
@@ -137,14 +137,20 @@ def breakdown(task: LanguageModelTask, batches: list, rate: float) -> None:
               f"{achieved:.1f} ({achieved / rate:.0%}) |", flush=True)
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--window", type=int, default=20, help="updates per variant per round")
+    parser.add_argument("--threads", type=whole_number(1), default=1,
+                        help="torch threads (default 1)")
+    parser.add_argument("--rounds", type=whole_number(1), default=7)
+    parser.add_argument("--window", type=whole_number(1), default=20,
+                        help="updates per variant per round")
     parser.add_argument("--breakdown", action="store_true",
                         help="also time the parts of a fused LSTMN update one by one")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     torch.set_num_threads(args.threads)
     lstmn_task, lstm_task = build_task("lm-multi30k-lstmn"), build_task("lm-multi30k-lstm")
     variants = {

@@ -8,7 +8,7 @@ both phases, their ratio, and the server's peak RSS (VmHWM).
 
 Also printed per phase: the achieved GFLOP/s of the decoding (the matrix-product FLOPs of the
 same requests, counted by torch.utils.flop_counter in this process, not timed, with the server's
-own translate_batch on the same run, over the phase's wall time) and its share of this machine's
+own answer_batch on the same run, over the phase's wall time) and its share of this machine's
 fp32 GEMM rate (common.gemm_rate: torch.mm 1024^3, measured in this process at the server's
 thread count: torch's default, which the server inherits with this environment). The count
 decodes the batched phase in batches of `clients` consecutive requests (at most the server's
@@ -40,10 +40,11 @@ from attnlab.configs import config_path
 from attnlab.data import write_dates
 from attnlab.serve.limits import Limits
 from attnlab.serve.runs import load_served
-from attnlab.serve.work import translate_batch
+from attnlab.serve.work import answer_batch
 from attnlab.train import RunDir, run_experiment
 from attnlab.translation import RunConfig, TranslationTask
-from common import gemm_rate, matmul_flops
+from attnlab.translation.run import TranslateRequest
+from common import gemm_rate, matmul_flops, whole_number
 
 
 def dates_run(cache: Path, steps: int) -> Path:
@@ -63,12 +64,13 @@ def dates_run(cache: Path, steps: int) -> Path:
 
 def decoding_flops(run: Path, beam: int, batches: list[list[str]]) -> int:
     """Matrix-product FLOPs of the server's work on `batches`, each decoded as one batch by its
-    translate_batch (n-best 1, word level: the request defaults) on the same loaded run."""
+    answer_batch (n-best 1, word level: the request defaults) on the same loaded run."""
     served = load_served("dates", run)
 
     def decode() -> None:
         for texts in batches:
-            translate_batch(served, beam, 1, "word", texts)
+            answer_batch(served, [TranslateRequest(run="dates", text=text, beam=beam)
+                                  for text in texts])
 
     with torch.no_grad():  # as the server's worker
         return matmul_flops(decode)
@@ -149,15 +151,21 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path,
                         default=Path.home() / ".cache" / "attnlab" / "serve-bench")
-    parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--requests", type=int, default=20, help="per client")
-    parser.add_argument("--beam", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=300, help="training updates of the run")
-    args = parser.parse_args()
+    parser.add_argument("--clients", type=whole_number(1), default=50)
+    parser.add_argument("--requests", type=whole_number(1), default=20, help="per client")
+    parser.add_argument("--beam", type=whole_number(1, Limits().max_beam), default=5,
+                        help=f"at most the server's limit, {Limits().max_beam}")
+    parser.add_argument("--steps", type=whole_number(1), default=300,
+                        help="training updates of the run")
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     threads = torch.get_num_threads()  # torch's default: the server's, as it gets no --threads
     run = dates_run(args.cache, args.steps)

@@ -124,13 +124,19 @@ def run_joeynmt(updates: int) -> dict | None:
     return {"tokens_per_s": float(found.group(1)), "peak_rss_mib": rss and float(rss.group(1))}
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
+    from common import whole_number
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--updates", type=int, default=200)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--updates", type=whole_number(1), default=200)
+    parser.add_argument("--threads", type=whole_number(1), default=2)
     parser.add_argument("--no-joeynmt", action="store_true", help="skip the peer")
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    parser.add_argument("--worker", choices=sorted(VARIANTS), help=argparse.SUPPRESS)
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     if args.worker:
         print(json.dumps(measure(*VARIANTS[args.worker], args.updates, args.threads)))
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
 from typing import Literal
@@ -234,3 +235,93 @@ def test_decode_penalties_past_their_range_are_refused_as_the_config_loads():
     for key in ("alpha", "beta"):
         with pytest.raises(ConfigError, match=f"decode.{key}: must be from 0 to 10, got 20"):
             config_from_dict({"decode": {key: 20}}, RunConfig)
+
+
+# --- every key that names a choice, in every task's config -----------------------------------
+def string_choices(cls, prefix=""):
+    """(dotted key, a valid choice) of every string key of `cls` (a recipe's config) that names
+    an entry of a table: a Literal of strings, a string with a check (score, mechanism), or
+    train.early_stopping.metric (the task's validation figures)."""
+    import dataclasses
+    import typing
+
+    from attnlab.config import _field_hints, _without_none
+
+    for item in dataclasses.fields(cls):
+        hint, key = _without_none(_field_hints(cls)[item.name]), f"{prefix}{item.name}"
+        if dataclasses.is_dataclass(hint):
+            yield from string_choices(hint, key + ".")
+        elif typing.get_origin(hint) is Literal and isinstance(typing.get_args(hint)[0], str):
+            yield key, typing.get_args(hint)[-1]
+        elif hint is str and "check" in item.metadata:
+            yield key, item.default
+
+
+def every_choice():
+    from attnlab.recipes import RECIPES
+
+    for name, recipe in sorted(RECIPES.items()):
+        cls = recipe.config_class
+        for key, choice in string_choices(cls):
+            yield pytest.param(cls, key, choice, id=f"{name}:{key}")
+        yield pytest.param(cls, "train.early_stopping.metric", cls.validation_metrics[-1],
+                           id=f"{name}:train.early_stopping.metric")
+
+
+def nested(key, value):
+    data = value
+    for part in reversed(key.split(".")):
+        data = {part: data}
+    if key.startswith("train.guided_alignment."):
+        data["train"]["guided_alignment"]["links"] = "links.txt"
+    return data
+
+
+@pytest.mark.parametrize("cls, key, choice", list(every_choice()))
+def test_every_choice_of_every_task_is_one_sentence_given_a_list_a_number_or_a_typo(cls, key,
+                                                                                   choice):
+    load_config(nested(key, choice), cls)   # the valid choice loads
+    for wrong in ([choice], 3, {choice: 1}):
+        with pytest.raises(ConfigError, match=rf"^config: {key}\b.*{re.escape(repr(wrong))}"):
+            load_config(nested(key, wrong), cls)
+    typo = choice[0] + choice        # 'bbahdanau'
+    with pytest.raises(ConfigError, match=rf"^config: {key}\b.*; did you mean "
+                                          rf"{re.escape(repr(choice))}\?"):
+        load_config(nested(key, typo), cls)
+
+
+def test_every_top_level_key_of_every_task_is_of_its_type(tmp_path):
+    import dataclasses
+
+    from attnlab.recipes import RECIPES
+
+    for recipe in RECIPES.values():
+        for item in dataclasses.fields(recipe.config_class):
+            for wrong in (["x"], 3) if item.name != "task" else (["x"], 3, None):
+                with pytest.raises(ConfigError, match=rf"^config: {item.name} must be "):
+                    load_config({item.name: wrong}, recipe.config_class)
+
+
+@pytest.mark.parametrize("task, says", [
+    ("[translation]", "t.yaml: task must be a task's name (translation, captioning, lm), got "
+                      "['translation']"),
+    ("3", "t.yaml: task must be a task's name (translation, captioning, lm), got 3"),
+    ("{lm: 1}", "t.yaml: task must be a task's name"),
+    ("captionning", "t.yaml: task 'captionning' is none that attnlab trains; it knows "
+                    "translation, captioning, lm; did you mean 'captioning'?"),
+])
+def test_the_task_key_is_a_tasks_name_with_did_you_mean(tmp_path, task, says):
+    from attnlab.cli import main
+    from attnlab.recipes import recipe_of_config
+
+    path = tmp_path / "t.yaml"
+    path.write_text(f"task: {task}\n")
+    with pytest.raises(ConfigError) as error:
+        recipe_of_config(path)
+    assert str(error.value).startswith(str(tmp_path / says))
+    with pytest.raises(ConfigError, match="--set task=lmm: task 'lmm' is none that attnlab "
+                                          "trains; it knows translation, captioning, lm; did "
+                                          "you mean 'lm'?"):
+        recipe_of_config(config_path("dates-bahdanau"), ["task=lmm"])
+    assert main(["train", str(path), "--run", str(tmp_path / "run")]) == 2
+    assert not (tmp_path / "run").exists()

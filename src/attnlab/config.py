@@ -203,6 +203,15 @@ def _field_hints(cls: Any) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.init}
 
 
+def did_you_mean(value: Any, options: Collection[str]) -> str:
+    """"; did you mean 'bahdanau'?" when `value` is a string close to one of `options`, else
+    "": the suggestion every choice among names (a task, a decoder kind) ends with."""
+    if not isinstance(value, str):
+        return ""
+    close = difflib.get_close_matches(value, list(options), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _unknown_key(prefix: str, name: str, valid: Collection[str]) -> str:
     full = f"{prefix}.{name}" if prefix else name
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
@@ -228,7 +237,8 @@ def _convert(value: Any, hint: Any, key: str, origin: str) -> Any:
         if any(value == c and type(value) is type(c) for c in choices):
             return value
         listed = ", ".join(repr(c) for c in choices)
-        raise ConfigError(f"{origin}: {name} must be one of {listed}; got {value!r}")
+        raise ConfigError(f"{origin}: {name} must be one of {listed}; got {value!r}"
+                          f"{did_you_mean(value, [c for c in choices if isinstance(c, str)])}")
     if typing.get_origin(hint) in (list, tuple, Sequence, dict, Mapping):
         return _convert_container(value, hint, key, origin)
     scalar = _convert_scalar(value, hint)

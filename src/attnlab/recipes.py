@@ -24,7 +24,7 @@ import torch
 from attnlab import captioning, lm, translation
 from attnlab.captioning import comparison as captioning_comparison
 from attnlab.captioning import describe as captioning_describe
-from attnlab.config import read_yaml
+from attnlab.config import did_you_mean, read_yaml
 from attnlab.errors import CheckpointError, ConfigError, UserError
 from attnlab.lm import comparison as lm_comparison
 from attnlab.lm import describe as lm_describe
@@ -65,6 +65,13 @@ class Comparison:
     findings: Callable[[list[dict]], list[str]] | None = None
     # the version of the code behind `explain`: a record another version made is made again
     explain_version: int = 1
+    # the metrics a suite's claim (`expect: ... metric: M`) may name: the score keys its
+    # records hold, and "aer" where its runs are scored on gold links; () for the columns' keys
+    claim_metrics: tuple[str, ...] = ()
+
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics a claim on this task may name (a suite is checked against them)."""
+        return self.claim_metrics or tuple(key for _, key, _ in self.columns)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,7 +143,8 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
                                                   ("exact match %", "exact_match", 1)),
                               explain=translation_explanation.explanation_scores,
                               findings=translation_findings.findings,
-                              explain_version=translation_explanation.VERSION)),
+                              explain_version=translation_explanation.VERSION,
+                              claim_metrics=translation_comparison.CLAIM_METRICS)),
     Recipe(
         name="captioning", title="captioning", purpose="image captioning",
         config_class=captioning.RunConfig, task_class=captioning.CaptionTask,
@@ -154,7 +162,8 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
                               "validation BLEU-4",
                               (("BLEU-1", "bleu1", 2), ("BLEU-4", "bleu4", 2),
                                ("localisation %", "localisation", 1)), _captioning_data,
-                              findings=captioning_comparison.findings)),
+                              findings=captioning_comparison.findings,
+                              claim_metrics=captioning_comparison.CLAIM_METRICS)),
     Recipe(
         name="lm", title="language-model", purpose="language modelling",
         config_class=lm.LMRunConfig, task_class=lm.LanguageModelTask,
@@ -170,7 +179,8 @@ RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (
         comparison=Comparison(lm_comparison.comparison_scores, "perplexity",
                               "validation perplexity", (("test perplexity", "perplexity", 2),),
                               explain=lm_explanation.explanation_scores,
-                              explanation_reads="itself", findings=lm_comparison.findings)),
+                              explanation_reads="itself", findings=lm_comparison.findings,
+                              explain_version=lm_explanation.VERSION)),
 )}
 
 
@@ -198,17 +208,20 @@ DEFAULT_TASK = "translation"  # what a config without a `task:` key trains
 def recipe_of_config(path: str | os.PathLike, overrides: Sequence[str] = (),
                      default: str | None = None) -> Recipe:
     """The record of the task a YAML config trains: its `task:` key (a `task=NAME` override
-    wins), `default` (else translation) when it has none; a ConfigError naming the file
-    otherwise."""
+    wins), `default` (else translation) when it has none; a ConfigError naming the file (or
+    the override) and the tasks, with the closest, otherwise."""
     raw = read_yaml(Path(path))
-    name = raw.get("task", default or DEFAULT_TASK)
+    name, origin = raw.get("task", default or DEFAULT_TASK), f"{path}: task"
     for override in overrides:
         key, _, value = override.partition("=")
         if key.strip() == "task":
-            name = value.strip()
+            name, origin = value.strip(), f"--set {override}: task"
+    if not isinstance(name, str):
+        raise ConfigError(f"{origin} must be a task's name ({', '.join(RECIPES)}), got "
+                          f"{name!r}")
     if name not in RECIPES:
-        raise ConfigError(f"{path}: task {name!r} is none that attnlab trains; it knows "
-                          f"{', '.join(RECIPES)}")
+        raise ConfigError(f"{origin} {name!r} is none that attnlab trains; it knows "
+                          f"{', '.join(RECIPES)}{did_you_mean(name, RECIPES)}")
     return RECIPES[name]
 
 

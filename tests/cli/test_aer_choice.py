@@ -24,7 +24,7 @@ def choice(capsys, *args) -> str:
 
 def test_dates_gold(dates_run, dates_data, capsys):
     line = choice(capsys, "--run", dates_run, "--beam", 1)
-    assert line == f"AER on: dates task gold {dates_data / 'test.align'}, 100 pairs"
+    assert line == f"AER on: dates task gold test.align ({dates_data / 'test.align'}), 100 pairs"
 
 
 def test_rwth_gold_of_a_german_english_run(deen_run, rwth_root, monkeypatch, capsys):
@@ -39,7 +39,7 @@ def test_both_gold_sets_asked_for_by_name(deen_run, deen_data, rwth_root, tmp_pa
     line = choice(capsys, "--run", deen_run, "--beam", 1, "--src", deen_data / "val.de",
                   "--ref", deen_data / "val.en", "--align-gold", gold, "--align-format", "rwth",
                   "--rwth", rwth_root / "rwth-deen-gold")
-    assert line == (f"AER on: {gold}, 6 pairs; RWTH de-en gold "
+    assert line == (f"AER on: gold.talp ({gold}), 6 pairs; RWTH de-en gold "
                     f"({rwth_root / 'rwth-deen-gold'}), 3 pairs")
 
 

@@ -5,7 +5,7 @@ give Luong location a ranking of its own)."""
 from attnlab.compare.stats.verdicts import matrix, pairwise
 from attnlab.translation.findings import _aer_lines, findings
 
-GOLD = "RWTH de-en gold (/data/rwth-deen-gold)"
+GOLD = "RWTH de-en gold"
 RWTH = {"kind": "rwth", "title": "the RWTH German-English gold", "short": "RWTH"}
 DATES = {"kind": "dates", "title": "the dates task's gold", "short": "dates"}
 

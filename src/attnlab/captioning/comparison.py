@@ -12,6 +12,11 @@ from attnlab.models import count_parameters
 from .evaluate import evaluate_split
 from .run import CaptioningRun
 
+# What a suite's claim may name (attnlab.compare.suite.checks): the record's BLEU-1..4 and the
+# share of attention inside the named objects (localisation, on images with boxes); its other
+# figures (chance level, counts) describe the test set rather than the model.
+CLAIM_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "localisation")
+
 
 def comparison_scores(run_dir: Path, evaluate: Mapping[str, Any], example: str | None,
                       rwth: str | os.PathLike | None = None, progress: bool = False) -> dict:

@@ -61,6 +61,11 @@ class RunConfig(ExperimentConfig):
     """A captioning experiment: the YAML sections data, model, train and decode."""
 
     task: str = "captioning"
+    # CaptionTask.validate's figures: captioning.metrics.caption_metrics's (localisation and
+    # its companions on images with boxes), loss and perplexity
+    validation_metrics = ("loss", "perplexity", "bleu1", "bleu2", "bleu3", "bleu4",
+                          "localisation", "localisation_chance", "unmatched_mentions",
+                          "localised_words")
 
     data: DataConfig = field(default_factory=DataConfig)
     model: CaptionerConfig = field(default_factory=CaptionerConfig)

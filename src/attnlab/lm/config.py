@@ -43,6 +43,7 @@ class LMRunConfig(ExperimentConfig):
     """A language-model experiment: the YAML sections data, model and train."""
 
     task: str = "lm"
+    validation_metrics = ("loss", "perplexity")   # LanguageModelTask.validate's figures
 
     data: TextConfig = field(default_factory=TextConfig)
     model: LanguageModelConfig = field(default_factory=LanguageModelConfig)

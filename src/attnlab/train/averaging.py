@@ -12,10 +12,13 @@ so every command reads it like the run itself.
 
 It also averages the kept checkpoints of several runs (as onmt_average_models and fairseq's
 script average any checkpoints they are given), when the mean can be a model: the runs share
-the model, their vocabularies piece for piece (a row of an embedding must mean the same piece
-in each) and their initial weights (train.seed). Separately initialised networks have their
-hidden units in different orders, so their mean is not a working model: that is refused,
-naming the ensemble, which combines such runs by their predictions.
+the task and the model (its config, every tensor's shape), what it reads and writes (SAME_KEYS:
+a translation's languages), their vocabularies piece for piece (a row of an embedding must mean
+the same piece in each) and the way they split text (a sentencepiece model's scores and
+normalisation), and their initial weights (train.seed). Separately initialised networks have
+their hidden units in different orders, so their mean is not a working model: that is refused,
+naming the ensemble, which combines such runs by their predictions. Each refusal is one sentence
+naming both runs and what differs.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from attnlab.data.vocab import Vocab, load_vocab
+from attnlab.data.vocab import SentencePieceVocab, Vocab, load_vocab
 from attnlab.errors import CheckpointError, DataError, WriteError
 from attnlab.files import describe, writing
 
@@ -39,6 +42,10 @@ from .checkpoint import RunDir, Weights
 
 STEPS_DIR = "checkpoints"  # inside a run directory
 _STEP = re.compile(r"step-(\d+)")
+# config.json keys that say what a model reads and writes beyond its shape (which its
+# checkpoint's signature holds): a de-en and an en-de run of one joint vocabulary have the same
+# tensors and vocabularies, and their mean translates neither way. A key a run lacks is None.
+SAME_KEYS = ("task", "data.src_lang", "data.tgt_lang")
 
 
 def step_checkpoints(run: RunDir) -> RunDir:
@@ -123,6 +130,7 @@ def average(run_paths: RunPaths, output: str | os.PathLike, *, last: int | None 
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise WriteError(f"--output {target} already exists; give a new folder")
     _check_same_start(runs)
+    _check_same_settings(runs)
     _check_same_files(runs, files)
     weights = [[step_checkpoints(run).read_weights(folder.name) for _, folder in steps]
                for run, steps in zip(runs, chosen, strict=True)]
@@ -182,8 +190,29 @@ def _check_same_start(runs: Sequence[RunDir]) -> None:
 
 
 def _train_seed(run: RunDir) -> object:
-    train = run.read_config().get("train")
-    return train.get("seed") if isinstance(train, dict) else None
+    return _setting(run.read_config(), "train.seed")
+
+
+def _setting(config: dict, dotted: str) -> object:
+    """The value of a dotted key in a config (None where it has none)."""
+    value: object = config
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def _check_same_settings(runs: Sequence[RunDir]) -> None:
+    """CheckpointError naming the two runs and the key unless every run has the first run's
+    SAME_KEYS."""
+    first = runs[0].read_config()
+    for other in runs[1:]:
+        theirs = other.read_config()
+        for key in SAME_KEYS:
+            if _setting(first, key) != _setting(theirs, key):
+                raise CheckpointError(
+                    f"{runs[0].path} and {other.path} differ in {key} ({_setting(first, key)!r} "
+                    f"and {_setting(theirs, key)!r}), so the mean of their weights is neither "
+                    f"model; average runs that agree on {key}")
 
 
 def _check_same_files(runs: Sequence[RunDir], files: Sequence[str]) -> None:
@@ -217,19 +246,29 @@ def _difference(mine: Path, theirs: Path) -> str | None:
     other"), or None when they hold the same."""
     if mine.suffix == ".json":
         try:
-            one, two = (_pieces(load_vocab(path.parent, path.stem)) for path in (mine, theirs))
+            vocabs = [load_vocab(path.parent, path.stem) for path in (mine, theirs)]
         except DataError:  # not a vocabulary: compared as bytes
             pass
         else:
-            if one[0] != two[0]:
-                return f"a {one[0]} vocabulary in one and a {two[0]} vocabulary in the other"
-            for index, (a, b) in enumerate(zip(one[1], two[1], strict=False)):
-                if a != b:
-                    return f"id {index} is {a!r} in one and {b!r} in the other"
-            if len(one[1]) != len(two[1]):
-                return f"{len(one[1])} pieces in one and {len(two[1])} in the other"
-            return None
+            return _vocab_difference(*vocabs)
     return None if mine.read_bytes() == theirs.read_bytes() else "their contents differ"
+
+
+def _vocab_difference(mine: Vocab, theirs: Vocab) -> str | None:
+    """How two vocabularies differ in what a token id means, or in how they split text."""
+    one, two = _pieces(mine), _pieces(theirs)
+    if one[0] != two[0]:
+        return f"a {one[0]} vocabulary in one and a {two[0]} vocabulary in the other"
+    for index, (a, b) in enumerate(zip(one[1], two[1], strict=False)):
+        if a != b:
+            return f"id {index} is {a!r} in one and {b!r} in the other"
+    if len(one[1]) != len(two[1]):
+        return f"{len(one[1])} pieces in one and {len(two[1])} in the other"
+    if isinstance(mine, SentencePieceVocab) and isinstance(theirs, SentencePieceVocab) and \
+            mine.splitting() != theirs.splitting():
+        return ("the same pieces but other sentencepiece scores, normalisation or options, so "
+                "they split text differently")
+    return None
 
 
 def _pieces(vocab: Vocab) -> tuple[str, list[str]]:
@@ -238,18 +277,35 @@ def _pieces(vocab: Vocab) -> tuple[str, list[str]]:
 
 
 def _check_same_model(runs: Sequence[RunDir], weights: Sequence[Sequence[Weights]]) -> None:
-    """CheckpointError naming the runs unless every run's checkpoints are of the first run's
-    model (signature and tensor shapes); average_weights checks it again, step by step."""
-    def model(found: Weights) -> tuple:
-        return (found.meta.get("signature"),
-                {key: tuple(tensor.shape) for key, tensor in found.tensors.items()})
+    """CheckpointError naming the runs and what differs (the task, a key of the model config,
+    a vocabulary's size, a tensor) unless every run's checkpoints are of the first run's model
+    (signature and tensor shapes); average_weights checks it again, step by step."""
+    def model(found: Weights) -> dict:
+        return {"signature": found.meta.get("signature"),
+                "tensor": {key: list(tensor.shape) for key, tensor in found.tensors.items()}}
 
     wanted = model(weights[0][-1])
     for run, found in zip(runs[1:], weights[1:], strict=True):
-        if model(found[-1]) != wanted:
+        difference = _first_difference(wanted, model(found[-1]))
+        if difference:
             raise CheckpointError(f"{runs[0].path} and {run.path} are of different models "
-                                  f"(another config or vocabulary size), so their weights "
-                                  f"cannot be averaged")
+                                  f"({difference}), so their weights cannot be averaged")
+
+
+def _first_difference(mine: object, theirs: object, key: str = "") -> str | None:
+    """"signature.model.decoder.kind is 'luong' in one and 'bahdanau' in the other" for the
+    first key (depth first) where two JSON-like values differ, None where they do not."""
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for name in [*mine, *(name for name in theirs if name not in mine)]:
+            found = _first_difference(mine.get(name), theirs.get(name),
+                                      f"{key}.{name}" if key else str(name))
+            if found:
+                return found
+        return None
+    if mine == theirs:
+        return None
+    shown = key.removeprefix("signature.")
+    return f"{shown} is {mine!r} in one and {theirs!r} in the other"
 
 
 def _chosen_steps(run: RunDir, last: int | None) -> list[tuple[int, Path]]:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
+from attnlab.config import did_you_mean
 from attnlab.errors import ConfigError
 
 _DEVICE = re.compile(r"auto|cpu|cuda(:\d+)?")
@@ -159,3 +160,14 @@ class ExperimentConfig:
     # The task it trains (a key of attnlab.recipes.RECIPES), read by `attnlab train` to choose
     # the recipe; each recipe's config class defaults it to its own.
     task: str = "translation"
+    # The names of the figures its task's validation gives (the keys of Task.validate's
+    # metrics): train.early_stopping.metric must be one, checked as the config loads rather than
+    # at the first validation; () leaves it to the first validation.
+    validation_metrics: ClassVar[tuple[str, ...]] = ()
+
+    def __post_init__(self) -> None:
+        metric, known = self.train.early_stopping.metric, self.validation_metrics
+        if known and metric is not None and metric not in known:
+            raise ConfigError(f"train.early_stopping.metric {metric!r} is none that {self.task} "
+                              f"validation gives ({', '.join(known)})"
+                              f"{did_you_mean(metric, known)}")

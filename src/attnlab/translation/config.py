@@ -106,12 +106,16 @@ class DecodeConfig(Overridable):
 class RunConfig(ExperimentConfig):
     """A translation experiment: the YAML sections data, model, train, loss and decode."""
 
+    # TranslationTask.validate's figures (exact_match: % of outputs equal to their reference)
+    validation_metrics = ("loss", "perplexity", "bleu", "chrf", "exact_match")
+
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     loss: LossConfig = field(default_factory=LossConfig)
     decode: DecodeConfig = field(default_factory=DecodeConfig)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.data.store == "memmap" and self.train.guided_alignment is not None:
             raise ConfigError("train.guided_alignment holds every training pair's links in "
                               "memory, so it reads the pairs from memory too: set data.store "

@@ -60,7 +60,9 @@ from attnlab.errors import ConfigError
 from attnlab.explain.methods import METHODS
 from attnlab.recipes import RECIPES
 
-from ..stats.claims import DIAGONAL, RELATIONS, Expectation, entry_forms, relation_of
+from ..stats.claims import Expectation, entry_forms
+from . import checks
+from .checks import check_keys, whole_number
 
 # The shipped suites: package data, found from a checkout or an installed wheel alike.
 SHIPPED = configs.SUITE_FOLDER
@@ -74,6 +76,19 @@ EVALUATE_KEYS = {"beam", "length_edges", "limit"}
 # and which attributions (methods: a list; on long sentences erasure and integrated gradients
 # cost 20 times what gradient x input does)
 EXPLAIN_KEYS = {"pairs", "sentences", "adversarial", "steps", "seeds", "methods"}
+# The ranges of a suite's whole numbers, past which a value is a slip of the keyboard rather than
+# a plan. Seeds: each trains every member once more; updates: far past the largest shipped
+# budget (12,000); patience: validations without improvement; beam: as `attnlab translate
+# --beam`.
+MAX_SEEDS = 100
+MAX_UPDATES = 10_000_000
+MAX_PATIENCE = 1_000
+MAX_BEAM = 1_000
+# explain: pairs and sentences are the first of a test set (more than it holds means all of it);
+# each adversarial search is 100 gradient steps per target step; steps are integrated gradients'
+# points, as `attnlab explain --steps` (a batch of that many copies of the sentence).
+EXPLAIN_RANGES = {"pairs": 1_000_000, "sentences": 1_000_000, "adversarial": 10_000,
+                  "steps": 1_024, "seeds": MAX_SEEDS}
 
 
 @dataclass(frozen=True)
@@ -220,14 +235,21 @@ def load_suite(name_or_path: str) -> Suite:
             from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a suite is a mapping with name, task and members")
-    _check_keys(data, SUITE_KEYS, str(path))
+    check_keys(data, SUITE_KEYS, str(path))
     for key in ("name", "task", "members"):
         if key not in data:
             raise ConfigError(f"{path}: missing key {key!r}")
-    if data["task"] not in RECIPES:
-        raise ConfigError(f"{path}: task must be one of {', '.join(RECIPES)}, got "
-                          f"{data['task']!r}")
-    _check_keys(data.get("evaluate") or {}, EVALUATE_KEYS, f"{path}: evaluate")
+    task = data["task"]
+    if not isinstance(task, str) or task not in RECIPES:
+        raise ConfigError(f"{path}: task must be one of {', '.join(RECIPES)}, got {task!r}"
+                          f"{checks.did_you_mean(task, RECIPES)}")
+    for key in ("name", "title", "claim", "paper", "data", "make_data", "example",
+                "scale_note"):
+        if data.get(key) is not None:
+            checks.text(data[key], f"{path}: {key}")
+    if data.get("set") is not None and not isinstance(data["set"], dict):
+        raise ConfigError(f"{path}: set must be a mapping of dotted keys to values, got "
+                          f"{data['set']!r}")
     members = _members(data["members"], path)
     budget = _budget(data.get("budget"), path)
     if budget is not None:
@@ -238,18 +260,33 @@ def load_suite(name_or_path: str) -> Suite:
             if clash:
                 raise ConfigError(f"{path}: {where} gives {', '.join(clash)}, which the budget "
                                   f"decides for every member; remove it or change the budget")
-    seeds = data.get("seeds", 1)
-    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
-        raise ConfigError(f"{path}: seeds must be a positive whole number, got {seeds!r}")
-    return Suite(name=str(data["name"]), task=data["task"], title=str(data.get("title", "")),
+    seeds = whole_number(data.get("seeds", 1), f"{path}: seeds", most=MAX_SEEDS)
+    return Suite(name=str(data["name"]), task=task, title=str(data.get("title", "")),
                  path=path, members=members, claim=str(data.get("claim", "")),
                  paper=data.get("paper"), data=data.get("data"),
                  make_data=data.get("make_data"), overrides=dict(data.get("set") or {}),
-                 evaluate=dict(data.get("evaluate") or {}), example=data.get("example"),
+                 evaluate=_evaluate(data.get("evaluate"), path), example=data.get("example"),
                  scale_note=str(data.get("scale_note", "")), seeds=seeds,
                  budget=budget,
-                 expect=_expectations(data.get("expect"), members, path),
+                 expect=_expectations(data.get("expect"), members, task, path),
                  explain=_explain(data.get("explain"), path))
+
+
+def _evaluate(entry, path: Path) -> dict:
+    """The `evaluate:` block: beam (1 to MAX_BEAM), limit (the first N test sentences) and
+    length_edges (the length buckets' edges)."""
+    if entry is None:
+        return {}
+    where = f"{path}: evaluate"
+    check_keys(entry, EVALUATE_KEYS, where)
+    block = dict(entry)
+    if block.get("beam") is not None:
+        whole_number(block["beam"], f"{where}: beam", most=MAX_BEAM)
+    if block.get("limit") is not None:
+        whole_number(block["limit"], f"{where}: limit")
+    if block.get("length_edges") is not None:
+        block["length_edges"] = checks.edges(block["length_edges"], f"{where}: length_edges")
+    return block
 
 
 def _explain(entry, path: Path) -> dict:
@@ -257,14 +294,18 @@ def _explain(entry, path: Path) -> dict:
     readings alone), the rest positive whole numbers."""
     if entry is None:
         return {}
-    _check_keys(entry, EXPLAIN_KEYS, f"{path}: explain")
-    block: dict[str, Any] = {key: _positive(value, f"{path}: explain: {key}")
+    check_keys(entry, EXPLAIN_KEYS, f"{path}: explain")
+    block: dict[str, Any] = {key: whole_number(value, f"{path}: explain: {key}",
+                                               most=EXPLAIN_RANGES[key])
                              for key, value in entry.items() if key != "methods"}
     if "methods" in entry:
         methods = entry["methods"]
-        if not isinstance(methods, list) or not set(methods) <= set(METHODS):
+        if not isinstance(methods, list) or not all(
+                isinstance(method, str) and method in METHODS for method in methods):
+            wrong = next((method for method in methods if method not in METHODS), None) \
+                if isinstance(methods, list) else None
             raise ConfigError(f"{path}: explain: methods is a list of {', '.join(METHODS)}, "
-                              f"got {methods!r}")
+                              f"got {methods!r}{checks.did_you_mean(wrong, METHODS)}")
         block["methods"] = list(methods)
     return block
 
@@ -279,50 +320,28 @@ def _budget(entry, path: Path) -> Budget | None:
         raise ConfigError(f"{where} is {{updates: N}} or {{converge: {{patience: P, "
                           f"max_updates: M}}}} (never wall time), got {entry!r}")
     if "updates" in entry:
-        return Budget(_positive(entry["updates"], f"{where}: updates"))
+        return Budget(whole_number(entry["updates"], f"{where}: updates", most=MAX_UPDATES))
     converge = entry["converge"]
-    _check_keys(converge, {"patience", "max_updates"}, f"{where}: converge")
+    check_keys(converge, {"patience", "max_updates"}, f"{where}: converge")
     for key in ("patience", "max_updates"):
         if key not in converge:
             raise ConfigError(f"{where}: converge needs {key}")
-    return Budget(_positive(converge["max_updates"], f"{where}: max_updates"),
-                  _positive(converge["patience"], f"{where}: patience"))
+    return Budget(whole_number(converge["max_updates"], f"{where}: max_updates",
+                               most=MAX_UPDATES),
+                  whole_number(converge["patience"], f"{where}: patience", most=MAX_PATIENCE))
 
 
-def _positive(value, where: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ConfigError(f"{where} must be a positive whole number, got {value!r}")
-    return value
-
-
-def _expectations(entries, members: list[Member], path: Path) -> list[Expectation]:
+def _expectations(entries, members: list[Member], task: str, path: Path) -> list[Expectation]:
+    """The `expect:` claims, every key of each checked (checks.expectation) against the members
+    and the metrics the task's records hold."""
     if entries is None:
         return []
     if not isinstance(entries, list):
         raise ConfigError(f"{path}: expect must be a list of {entry_forms()}")
-    names = {member.name for member in members} | {DIAGONAL}
-    expectations = []
-    for number, entry in enumerate(entries, start=1):
-        where = f"{path}: expect {number}"
-        relation = relation_of(entry) if isinstance(entry, dict) else None
-        if relation is None:
-            raise ConfigError(f"{where}: give {entry_forms()}, got {entry!r}")
-        a, b = entry[relation], entry[RELATIONS[relation].other]
-        for name in (a, b):
-            if name not in names:
-                raise ConfigError(f"{where}: no member {name!r} (members: "
-                                  f"{', '.join(sorted(names))})")
-        if a == DIAGONAL or (b == DIAGONAL and entry["metric"] != "aer"):
-            raise ConfigError(f"{where}: the diagonal aligner can only be the B side of an aer "
-                              f"claim")
-        margin = entry.get("margin")
-        if margin is not None and (isinstance(margin, bool) or not isinstance(margin, (int, float))
-                                   or not 0 < margin < float("inf")):
-            raise ConfigError(f"{where}: margin is a positive number, in the metric's unit, of "
-                              f"a claim that takes one, got {margin!r}")
-        expectations.append(Expectation(relation, str(a), str(b), str(entry["metric"]),
-                                        None if margin is None else float(margin)))
-    return expectations
+    names = [member.name for member in members]
+    metrics = RECIPES[task].comparison.metrics()
+    return [checks.expectation(entry, names, task, metrics, f"{path}: expect {number}")
+            for number, entry in enumerate(entries, start=1)]
 
 
 def _members(entries, path: Path) -> list[Member]:
@@ -333,29 +352,40 @@ def _members(entries, path: Path) -> list[Member]:
         where = f"{path}: member {number}"
         if not isinstance(entry, dict) or "name" not in entry or "config" not in entry:
             raise ConfigError(f"{where}: each member needs a name and a config")
-        _check_keys(entry, MEMBER_KEYS, where)
-        name = str(entry["name"])
-        if not name or "/" in name or name.startswith(".") or name in {m.name for m in members}:
+        check_keys(entry, MEMBER_KEYS, where)
+        name = entry["name"]
+        if not isinstance(name, str) or not name or "/" in name or name.startswith(".") or \
+                name in {m.name for m in members}:
             raise ConfigError(f"{where}: name {name!r} must be a unique plain folder name")
-        config = _member_config(str(entry["config"]), path, f"{where} ({name})")
-        minutes_of = entry.get("minutes_of")
-        if minutes_of is not None and minutes_of not in {m.name for m in members}:
-            raise ConfigError(f"{where} ({name}): minutes_of must name an earlier member, got "
-                              f"{minutes_of!r}")
-        reverse_of = entry.get("reverse_of")
-        if reverse_of is not None and reverse_of not in {m.name for m in members}:
-            raise ConfigError(f"{where} ({name}): reverse_of must name an earlier member, got "
-                              f"{reverse_of!r}")
+        where = f"{where} ({name})"
+        for key in ("config", "label", "paper_row"):
+            if entry.get(key) is not None:
+                checks.text(entry[key], f"{where}: {key}")
+        if entry.get("set") is not None and not isinstance(entry["set"], dict):
+            raise ConfigError(f"{where}: set must be a mapping of dotted keys to values, got "
+                              f"{entry['set']!r}")
+        config = _member_config(entry["config"], path, where)
+        minutes_of = _earlier(entry.get("minutes_of"), members, "minutes_of", where)
+        reverse_of = _earlier(entry.get("reverse_of"), members, "reverse_of", where)
         if reverse_of is not None and reverse_of in {m.reverse_of for m in members}:
-            raise ConfigError(f"{where} ({name}): member {reverse_of!r} already has a reverse "
+            raise ConfigError(f"{where}: member {reverse_of!r} already has a reverse "
                               f"member; give each member at most one")
         example = entry.get("example")
         if example is not None and (not isinstance(example, str) or not example.strip()):
-            raise ConfigError(f"{where} ({name}): example must be a sentence, got {example!r}")
-        members.append(Member(name, str(entry.get("label", name)), config,
+            raise ConfigError(f"{where}: example must be a sentence, got {example!r}")
+        members.append(Member(name, entry.get("label", name), config,
                               dict(entry.get("set") or {}), minutes_of, entry.get("paper_row"),
                               reverse_of, example))
     return members
+
+
+def _earlier(value, members: list[Member], key: str, where: str) -> str | None:
+    """A member's `minutes_of` or `reverse_of`: None, or the name of an earlier member."""
+    names = [member.name for member in members]
+    if value is not None and (not isinstance(value, str) or value not in names):
+        raise ConfigError(f"{where}: {key} must name an earlier member, got {value!r}"
+                          f"{checks.did_you_mean(value, names)}")
+    return value
 
 
 def _member_config(entry: str, suite_path: Path, where: str) -> Path:
@@ -370,12 +400,3 @@ def _member_config(entry: str, suite_path: Path, where: str) -> Path:
     raise ConfigError(f"{where}: config not found: {config} (nor a shipped config of that "
                       f"name: attnlab config list shows them)")
 
-
-def _check_keys(data: dict, allowed: set[str], where: str) -> None:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where}: expected a mapping")
-    for key in data:
-        if key not in allowed:
-            close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ConfigError(f"{where}: unknown key {key!r}{hint}")

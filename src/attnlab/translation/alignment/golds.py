@@ -7,6 +7,9 @@ on, each chosen explicitly by the caller.
   `$ATTNLAB_DATA/rwth-deen-gold` when ATTNLAB_DATA is set and that folder exists: rwth_gold_for_run.
 
 Nothing here guesses where data lies: without `--rwth` and ATTNLAB_DATA there is no RWTH gold.
+Every reader checks that each pair's links lie inside its sentences (in words, or characters for
+the dates task's gold): a link past either end is one DataError naming the file and line, never
+scored as if it were a mistake of the model.
 A model without attention gets AER only on a gold set asked for by name (a file or a folder).
 choose_golds puts these together for `evaluate` and says in one line what it chose, or why
 there is no gold set; scored_on_rwth tells from an evaluation record whether it was the RWTH set.
@@ -33,7 +36,8 @@ GERMAN_ENGLISH = (("de", "en"), ("en", "de"))
 @dataclass
 class GoldSet:
     """Sentence pairs with their gold alignments; links (source, target) 0-based. name: the
-    set's full name (its folder, pairs left out); kind: "rwth", "dates" or "file", what the
+    set's full name (which set, which pairs were left out), never a folder of this machine:
+    records and reports carry it; kind: "rwth", "dates" or "file", what the
     front-ends ask instead of reading the name; title: how a reader is told which it is."""
 
     name: str
@@ -43,6 +47,7 @@ class GoldSet:
     kind: str = "file"
     title: str = ""
     short: str = ""    # a table's column: "RWTH", "dates"
+    origin: str = ""   # the file or folder it was read from: told on the command line only
 
     @property
     def record(self) -> dict[str, str]:
@@ -65,13 +70,45 @@ def dates_gold_path(src_path: str | os.PathLike) -> Path:
 
 
 def gold_from_file(path: str | os.PathLike, sources: list[str], targets: list[str], *,
-                   one_indexed: bool = False, first_lines: bool = False) -> GoldSet:
+                   one_indexed: bool = False, first_lines: bool = False,
+                   characters: bool | None = None) -> GoldSet:
     """Gold links for the pairs (sources[k], targets[k]) from a Pharaoh file (0-based, or
     1-indexed RWTH/TALP with `one_indexed`). `first_lines`: the pairs are the first lines of
-    the file's corpus, so only that many lines of links are used."""
+    the file's corpus, so only that many lines of links are used. `characters`: whether the
+    links count characters (the dates task's) or whitespace words; None when the caller does
+    not know, and they are checked against the characters, a bound of either. DataError naming
+    the file and line for a link outside its sentence pair, or when the file has fewer lines
+    than pairs (or, without `first_lines`, another number)."""
     links = read_links(path, one_indexed=one_indexed)
-    return GoldSet(str(path), sources, targets, links[: len(sources)] if first_lines else links,
-                   title=f"the gold of {Path(path).name}", short=Path(path).name)
+    if first_lines:
+        links = links[: len(sources)]
+    check_within(links, sources, targets, path, one_indexed=one_indexed, characters=characters)
+    return GoldSet(Path(path).name, sources, targets, links,
+                   title=f"the gold of {Path(path).name}", short=Path(path).name,
+                   origin=str(path))
+
+
+def check_within(alignments: list[AlignmentSet], sources: list[str], targets: list[str],
+                 path: str | os.PathLike, *, one_indexed: bool = False,
+                 characters: bool | None = False) -> None:
+    """DataError naming `path` and the line unless there is one line of links per pair and each
+    link (source i, target j) has i and j inside pair k's source and target: whitespace words,
+    or characters (also with `characters` None: a sentence has at least as many characters as
+    words). The link is shown as the file writes it (1-indexed with `one_indexed`)."""
+    if len(alignments) != len(sources):
+        raise DataError(f"{path} has {len(alignments):,} lines of links for {len(sources):,} "
+                        f"sentence pairs; a gold file has one line per pair")
+    unit, base = ("words" if characters is False else "characters"), int(one_indexed)
+    for number, (links, source, target) in enumerate(
+            zip(alignments, sources, targets, strict=False), start=1):   # GoldSet: targets
+        width, height = (len(source), len(target)) if characters is not False else (
+            len(source.split()), len(target.split()))
+        outside = sorted((i, j) for i, j in links.possible if i >= width or j >= height)
+        if outside:
+            i, j = outside[0]
+            written = f"{i + base}{'-' if (i, j) in links.sure else 'p'}{j + base}"
+            raise DataError(f"{path} line {number}: link {written} is outside its sentence "
+                            f"pair of {width} x {height} {unit} (source x target)")
 
 
 def rwth_gold(directory: str | os.PathLike, *, reverse: bool = False) -> GoldSet:
@@ -87,12 +124,13 @@ def rwth_gold(directory: str | os.PathLike, *, reverse: bool = False) -> GoldSet
         sources.append(parts[0].strip())
         targets.append(parts[1].strip())
     gold = read_links(links, one_indexed=True)
+    check_within(gold, sources, targets, links, one_indexed=True)
     if reverse:
         gold = [AlignmentSet(_flip(a.sure), _flip(a.possible)) for a in gold]
         sources, targets = targets, sources
     title = "the RWTH German-English gold" + (", English-German" if reverse else "")
-    return GoldSet(f"RWTH de-en gold ({directory})", sources, targets, gold, "rwth", title,
-                   "RWTH")
+    return GoldSet("RWTH en-de gold" if reverse else "RWTH de-en gold", sources, targets, gold,
+                   "rwth", title, "RWTH", origin=str(directory))
 
 
 def _flip(links: frozenset[Link]) -> frozenset[Link]:
@@ -118,12 +156,12 @@ def dates_gold(run: AlignableRun, src_path: str | os.PathLike | None, sources: l
     if not path.is_file():
         return None
     if Path(src_path).name.removesuffix(".gz").endswith(".tgt"):
-        ahead = gold_from_file(path, targets, sources, first_lines=first_lines)
+        ahead = gold_from_file(path, targets, sources, first_lines=first_lines, characters=True)
         gold = replace(ahead, sources=sources, targets=targets,
                        alignments=[AlignmentSet(_flip(a.sure), _flip(a.possible))
                                    for a in ahead.alignments])
     else:
-        gold = gold_from_file(path, sources, targets, first_lines=first_lines)
+        gold = gold_from_file(path, sources, targets, first_lines=first_lines, characters=True)
     return replace(gold, name=f"dates task gold {gold.name}", kind="dates",
                    title="the dates task's gold", short="dates")
 
@@ -185,8 +223,9 @@ class GoldChoice:
         """'AER on: <gold>, <n> pairs; ...' or 'AER: none (<reason>)'."""
         if not self.golds:
             return f"AER: none ({self.reason})"
-        return "AER on: " + "; ".join(f"{gold.name}, {len(gold.sources)} pairs"
-                                      for gold in self.golds)
+        return "AER on: " + "; ".join(
+            f"{gold.name}{f' ({gold.origin})' if gold.origin else ''}, {len(gold.sources)} pairs"
+            for gold in self.golds)
 
 
 def choose_golds(run: AlignableRun, src_path: str | os.PathLike | None, sources: list[str],
@@ -199,7 +238,8 @@ def choose_golds(run: AlignableRun, src_path: str | os.PathLike | None, sources:
     German-English run with attention) unless not `use_rwth`."""
     pairs: GoldSet | None
     if align_gold is not None:
-        pairs = gold_from_file(align_gold, sources, targets, one_indexed=one_indexed)
+        pairs = gold_from_file(align_gold, sources, targets, one_indexed=one_indexed,
+                               characters=run.character_level)
     else:
         pairs = dates_gold(run, src_path, sources, targets)
     found = rwth_gold_for_run(run, rwth) if use_rwth else None
