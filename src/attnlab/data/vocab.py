@@ -10,6 +10,7 @@ Files written by `save(directory, name)`:
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -127,9 +128,24 @@ class SentencePieceVocab(Vocab):
     def __len__(self) -> int:
         return self.processor.get_piece_size()
 
+    def splitting(self) -> bytes:
+        """The model as it splits text (its pieces and their scores, its normalisation, the
+        options it encodes with), less what two trainings of one vocabulary on two machines
+        write differently (the scratch folder it was trained in, the thread count): equal for
+        two vocabularies that split every text alike."""
+        # its message classes are made as it is imported, which no type checker sees
+        protos = importlib.import_module("sentencepiece.sentencepiece_model_pb2")
+        proto = protos.ModelProto()
+        proto.ParseFromString(self.processor.serialized_model_proto())
+        for name in ("input", "input_format", "model_prefix", "num_threads"):
+            proto.trainer_spec.ClearField(name)
+        return proto.SerializeToString(deterministic=True)
+
     def _write(self, directory: Path, name: str) -> dict:
         with atomic_output(directory / f"{name}.model", "wb") as file:
-            file.write(self.processor.serialized_model_proto())
+            # without the scratch folder's path and the thread count: two trainings of one
+            # vocabulary write the same bytes, and the file names no folder of this machine
+            file.write(self.splitting())
         # Same "piece<TAB>score" format sentencepiece writes, for people reading the vocabulary.
         scores = (self.processor.get_score(i) for i in range(len(self)))
         lines = [f"{self.id_to_piece(i)}\t{score:g}" for i, score in enumerate(scores)]
