@@ -33,3 +33,16 @@ def test_a_file_given_to_from_is_named_as_a_file(command, tmp_path, capsys, monk
     err = capsys.readouterr().err
     assert f"--from {given} is a file; --from wants the folder" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_an_option_that_takes_one_value_refuses_a_second(capsys):
+    """`explain --run A --run B` used to explain B alone without a word."""
+    for argv in (["explain", "--run", "a", "--run", "b", "x"],
+                 ["export", "--run", "a", "--run", "b", "--output", "o"],
+                 ["train", "dates-bahdanau", "--run", "a", "--run", "b"],
+                 ["explain", "--run", "a", "--target", "t", "--target", "u", "x"]):
+        with pytest.raises(SystemExit) as stopped:
+            main(argv)
+        assert stopped.value.code == 2
+        error = capsys.readouterr().err
+        assert "given twice (a and b)" in error or "given twice (t and u)" in error, error

@@ -10,7 +10,7 @@ from attnlab.errors import UserError
 from attnlab.explain.methods import METHODS, STEPS
 from attnlab.files import check_outputs
 
-from .options import add_beam, add_run_arguments, plot_path, whole_number
+from .options import Once, add_beam, add_run_arguments, plot_path, whole_number
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "piece, or everything as JSON with --format json.")
     add_run_arguments(parser)
     parser.add_argument("sentence", metavar="SENTENCE", help="the sentence to translate")
-    parser.add_argument("--target", metavar="TEXT",
+    parser.add_argument("--target", metavar="TEXT", action=Once,
                         help="explain this output instead of the model's translation")
     parser.add_argument("--method", action="append", choices=METHODS, metavar="METHOD",
                         help=f"an attribution to compute ({', '.join(METHODS)}); repeat for "
@@ -36,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_beam(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text (default): a table of links; json: every value")
-    parser.add_argument("--output", metavar="FILE.png",
+    parser.add_argument("--output", metavar="FILE.png", action=Once,
                         help="the figure (default: DIR/plots/explain.png)")
     parser.set_defaults(func=run)
 

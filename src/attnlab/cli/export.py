@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .options import Once
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -12,9 +14,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "optimiser state), the config, the vocabularies, the training curves, meta.json (its "
         "metrics and sha256) and MODEL.md (the model card). Every command that takes --run DIR "
         "takes MODEL_DIR, and attnlab.load(MODEL_DIR) loads it.")
-    parser.add_argument("--run", required=True, metavar="DIR",
+    parser.add_argument("--run", required=True, metavar="DIR", action=Once,
                         help="run directory written by attnlab train")
-    parser.add_argument("--output", required=True, metavar="MODEL_DIR",
+    parser.add_argument("--output", required=True, metavar="MODEL_DIR", action=Once,
                         help="the folder to write (absent or empty; written whole at the end)")
     parser.add_argument("--checkpoint", choices=("best", "last"),
                         help="weights to export (default: best if the run has it, else last)")

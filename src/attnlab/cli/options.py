@@ -88,6 +88,18 @@ positive_float = number_from(0, above=True)
 beam_size = whole_number(1, MAX_BEAM)
 
 
+class Once(argparse.Action):
+    """Store an option's value, refusing it given twice (argparse would keep the last without a
+    word: `--run A --run B` read B alone)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        earlier = getattr(namespace, self.dest, None)
+        if earlier is not None and earlier != self.default:
+            parser.error(f"argument {option_string}: given twice ({earlier} and {values}); "
+                         f"this command takes one")
+        setattr(namespace, self.dest, values)
+
+
 def add_run_arguments(parser: argparse.ArgumentParser, *, required: bool = True,
                       what: str = "run directory written by attnlab train",
                       several: bool = False) -> None:
@@ -99,7 +111,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, required: bool = True,
                             "of runs that share their vocabularies (each step the mean of "
                             "their log-probabilities, the attention their mean)")
     else:
-        parser.add_argument("--run", required=required, metavar="DIR", help=what)
+        parser.add_argument("--run", required=required, metavar="DIR", help=what, action=Once)
     parser.add_argument("--checkpoint", choices=("best", "last"),
                         help="weights to load (default: best, else last)")
     add_device(parser)

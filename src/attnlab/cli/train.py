@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import cast
 
-from .options import add_quiet
+from .options import Once, add_quiet
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +27,7 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a YAML config file, or the name of a shipped config (attnlab "
                         "config list); optional with --resume")
     # --run-dir too: torchrun reads a bare --run as its own --run-path
-    parser.add_argument("--run", "--run-dir", dest="run", metavar="DIR",
+    parser.add_argument("--run", "--run-dir", dest="run", metavar="DIR", action=Once,
                         help="run directory (default: runs/<config name>); under torchrun, "
                         "spell it --run-dir")
     parser.add_argument("--set", dest="overrides", action="append", default=[],
