@@ -45,6 +45,45 @@ def test_a_forced_target_is_explained_as_given(dates_run):
     assert len(found.log_probs) == 11 and all(p <= 0 for p in found.log_probs)
 
 
+def test_the_figure_goes_to_the_current_folder_never_into_the_run(dates_run, tmp_path,
+                                                                  capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = sorted(path.name for path in dates_run.rglob("*"))
+    assert main(["explain", "--run", str(dates_run), "1 mars 2011", "--method", "erasure"]) == 0
+    out = capsys.readouterr()
+    assert (tmp_path / "explain.png").read_bytes().startswith(PNG)
+    assert sorted(path.name for path in dates_run.rglob("*")) == before
+    assert "explaining with erasure" in out.err and "explained in" in out.err
+    # each source piece with its position (1-based), so the two 1s of "2011" are told apart
+    cells = [line.split()[1:] for line in out.out.splitlines()[2:-1]]
+    positions = [int(cell[1:]) for row in cells for cell in row[::2]]
+    assert cells and all(1 <= position <= len("1 mars 2011") + 1 for position in positions)
+
+
+def test_input_explains_every_line_as_json_lines(dates_run, tmp_path, capsys):
+    lines = tmp_path / "in.txt"
+    lines.write_text("5 mars 2003\n\n12 juillet 1999\n", encoding="utf-8")
+    assert main(["explain", "--run", str(dates_run), "--input", str(lines),
+                 "--method", "erasure"]) == 1          # one line refused
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [record.get("source") for record in records] == ["5 mars 2003", None,
+                                                             "12 juillet 1999"]
+    assert records[1] == {"line": 2, "error": "explain needs a sentence: the text is empty"}
+
+
+def test_the_python_api_checks_its_arguments_as_the_command_line_does(dates_run):
+    from attnlab.errors import UserError
+
+    run = attnlab.load(dates_run)
+    with pytest.raises(UserError, match="explain takes one sentence \\(a str\\), got a list"):
+        run.explain(["5 mars 2003"])
+    with pytest.raises(UserError, match="cannot write: 'M' \\(piece 1\\)"):
+        run.explain("1 mai 2000", "May 1st, 2000")
+    with pytest.raises(UserError, match="the sentence has 300 pieces; explain reads at most"):
+        run.explain("1" * 300)
+    assert set(run.explain("5 mars 2003", methods="erasure").views) == {"attention", "erasure"}
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--method", "saliency"], "--method: invalid choice 'saliency'"),
     (["--steps", "0"], "--steps: must be from 1 to 1024"),

@@ -37,6 +37,7 @@ from .config import DecodeConfig, RunConfig
 from .corpus import Vocabularies
 from .ensemble import check_same_vocabularies, with_member_attention
 from .evaluate import Evaluation
+from .explain_request import checked_pieces, checked_text
 from .translate import TranslationResult, iter_translate, translate
 from .unknown import UnknownWords, read_dictionary
 
@@ -328,6 +329,11 @@ class TranslationRun(Run):
         if self.members:
             raise UserError("explain attributes one model's output to its own source "
                             "embeddings: give one run, not an ensemble")
+        sentence = checked_text(sentence, "sentence")
+        if target is not None:
+            target = checked_text(target, "target")
+        if isinstance(methods, str):
+            methods = [methods]   # one method named alone, not its letters
         try:
             methods = method_names(methods)
         except ValueError as error:
@@ -339,9 +345,11 @@ class TranslationRun(Run):
             raise UserError(f"{gradients[0]} needs gradients, and this model runs in "
                             f"{self.quantization}, whose layers have none: explain it with "
                             f"methods=['erasure'] (--method erasure), or load it unquantized")
-        if not sentence.strip():
-            raise UserError("explain needs a sentence: the input is empty")
         source_ids = self.vocabs.src.encode(sentence)
+        checked_pieces(source_ids, self.vocabs.src.tokenize(sentence), "sentence", True)
+        if target is not None:
+            checked_pieces(self.vocabs.tgt.encode(target), self.vocabs.tgt.tokenize(target),
+                           "target", False)
         limit = self.model.max_source_length
         if limit is not None and len(source_ids) + 1 > limit:
             raise UserError(f"the sentence has {len(source_ids) + 1} source positions (EOS "
