@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import attnlab
 from attnlab.data import write_dates
 from attnlab.serve import create_app
 from attnlab.translation import TranslationTask
@@ -43,23 +44,32 @@ def luong_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def base_url(runs, luong_run):
     """The real app under uvicorn in a thread, on a port the OS picked."""
+    url, stop = serving({"dates": runs["dates"], "luong": luong_run, "plain": runs["plain"],
+                         "shapes": runs["shapes"], "lstmn": runs["lstmn"]})
+    yield url
+    stop()
+
+
+def serving(runs: dict):
+    """The real app over `runs` under uvicorn in a thread: (its URL, a stop function)."""
     import uvicorn
 
-    app = create_app({"dates": runs["dates"], "luong": luong_run, "plain": runs["plain"],
-                      "shapes": runs["shapes"], "lstmn": runs["lstmn"]})
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(create_app(runs), log_level="warning",
+                                           lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
         assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    listener.close()
+
+    def stop():
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}", stop
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +102,8 @@ def open_page(browser, base_url):
                 if message.type == "error" and "status of 4" not in message.text else None)
         page.goto(f"{base_url}/#{tab}")
         page.wait_for_selector("body[data-ready='true']")
+        # the page opens with the first run's example translated: let that finish first
+        page.wait_for_selector("#translate-figure svg.heatmap", state="attached")
         assert page.is_visible(f"#panel-{tab}")
         return page
 
@@ -111,7 +123,8 @@ def translate(page, text: str = DATE, **choices) -> dict:
     for field, value in choices.items():
         page.fill(f"#translate-{field}", str(value))
     page.fill("#translate-text", text)
-    with page.expect_response(lambda r: r.url.endswith("/api/translate")) as answer:
+    with page.expect_response(lambda r: r.url.endswith("/api/translate")
+                              and (r.request.post_data_json or {}).get("text") == text) as answer:
         page.press("#translate-text", "Enter")
     page.wait_for_selector("#translate-figure svg.heatmap")
     return answer.value.json()
@@ -522,3 +535,29 @@ def test_a_run_without_attention_shows_its_attributions(open_page):
     found = switch_to(page, "gradient")
     assert page.is_visible("#translate-stepper")
     assert page.locator("#translate-figure .row-label").count() == len(found["target_pieces"])
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_one_dates_run_opens_translated_with_only_its_tab(browser, runs, width):
+    """The explorer over one translation run opens with its example sentence translated, and
+    shows no tab that no loaded run answers (captioning, LSTMN; compare needs two)."""
+    url, stop = serving({"dates": runs["dates"]})
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("body[data-ready='true']")
+        page.wait_for_selector("#translate-figure svg")
+        example = attnlab.load(runs["dates"]).example     # its first validation source
+        assert example and page.input_value("#translate-text") == example
+        assert [tab for tab in ("translate", "compare", "caption", "read")
+                if page.is_visible(f"#tab-{tab}")] == ["translate"]
+        page.focus("#tab-translate")
+        page.keyboard.press("ArrowRight")               # the only tab stays chosen
+        assert page.get_attribute("#tab-translate", "aria-selected") == "true"
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+        shoot(page, f"opening-{width}")
+    finally:
+        context.close()
+        stop()

@@ -32,12 +32,13 @@ class ServedRun:
     loaded: Any  # the recipe's Run (TranslationRun, CaptioningRun, ...): its verbs vary by task
     quantized: str | None = None  # "int8" when the model runs quantized
     about: str = ""  # the Run's description: what it is and what it was trained on
+    example: str = ""  # a text to open the explorer with, when its Run offers one
 
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "task": self.task,
                 "endpoint": self.endpoint, "mechanism": self.mechanism,
                 "config": self.config, "quantized": self.quantized, "explains": self.explains,
-                "about": self.about}
+                "about": self.about, "example": self.example}
 
     @property
     def explains(self) -> list[str]:
@@ -77,4 +78,5 @@ def load_served(name: str, directory: str | os.PathLike, *, quantize: str | None
         loaded = loaded.quantized(quantized)
     config = config_to_dict(loaded.config)
     return ServedRun(name, recipe.name, recipe.endpoint, recipe.describe(loaded.config.model),
-                     config, loaded, quantized, loaded.description)
+                     config, loaded, quantized, loaded.description,
+                     getattr(loaded, "example", ""))

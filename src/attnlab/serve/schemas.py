@@ -45,6 +45,8 @@ class RunInfo(BaseModel):
         default_factory=list, description="the attributions POST /api/explain computes for "
         "this run: none for a run whose task has no explain; erasure only for an int8 run "
         "(no gradients)")
+    example: str = Field("", description="a text the explorer opens with (a translation run's "
+                         "first validation source), empty when the run offers none")
     about: str = Field("", description="the model and what it was trained on in a line, e.g. "
                        '"bahdanau / additive, global; trained on dates of 1000-2099 (50% of '
                        'them 1950-2049) and 5% not dates"; empty when the run says nothing more')

@@ -37,6 +37,32 @@ def trained_on(config: RunConfig) -> str | None:
     return world if isinstance(world, str) and world else None
 
 
+# What the explorer opens with when the run's data is not at hand: a caption-like sentence in
+# the source language (Multi30k's domain), none for a language not listed.
+EXAMPLES = {"de": "Zwei junge Männer spielen Fußball im Park.",
+            "en": "Two young men are playing football in the park.",
+            "fr": "Deux jeunes hommes jouent au football dans le parc.",
+            "cs": "Dva mladí muži hrají fotbal v parku."}
+
+
+def example_sentence(config: RunConfig) -> str:
+    """A sentence to open the explorer with: the first of the run's validation sources in the
+    Latin script when its data folder is here (a date for the dates task: every machine has
+    the glyphs), else its first, else one in its source language (EXAMPLES), else ""."""
+    from attnlab.data import read_lines
+    from attnlab.errors import DataError
+
+    from .corpus import split_path
+
+    try:
+        lines = read_lines(split_path(config.data, config.data.valid, config.data.src_lang))
+    except (DataError, OSError):
+        return EXAMPLES.get(config.data.src_lang, "")
+    written = [line for line in lines if line.strip()]
+    return next((line for line in written if all(ord(c) < 0x250 for c in line)),
+                written[0] if written else "")
+
+
 def describe_run(config: RunConfig) -> str:
     """"bahdanau / additive, global; trained on dates of 1000-2099 (...)", or `describe` alone
     when the data says nothing of itself."""

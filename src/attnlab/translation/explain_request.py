@@ -16,15 +16,16 @@ from attnlab.errors import UserError
 MAX_PIECES = 200
 
 
-def checked_text(text: Any, what: str) -> str:
-    """`text` when it is one non-empty str; else a UserError saying what explain takes."""
+def checked_text(text: Any, what: str, *, empty: bool = False) -> str:
+    """`text` when it is one str, non-empty unless `empty` (a forced target may be: the model
+    wrote nothing but </s>); else a UserError saying what explain takes."""
     if isinstance(text, (list, tuple)):
         raise UserError(f"explain takes one {what} (a str), got a {type(text).__name__} of "
                         f"{len(text)}: explain each (attnlab explain --input FILE reads a "
                         f"file of them, one JSON line each)")
     if not isinstance(text, str):
         raise UserError(f"explain takes the {what} as a str, got {type(text).__name__}")
-    if not text.strip():
+    if not empty and not text.strip():
         raise UserError(f"explain needs a {what}: the text is empty")
     return text
 

@@ -146,6 +146,13 @@ class TranslationRun(Run):
         return describe_run(self.config)
 
     @property
+    def example(self) -> str:
+        """A sentence to open the explorer with (its data's first validation source)."""
+        from .describe import example_sentence
+
+        return example_sentence(self.config)
+
+    @property
     def has_attention(self) -> bool:
         if self.members:
             return any(member.has_attention for member in self.members)
@@ -331,7 +338,7 @@ class TranslationRun(Run):
                             "embeddings: give one run, not an ensemble")
         sentence = checked_text(sentence, "sentence")
         if target is not None:
-            target = checked_text(target, "target")
+            target = checked_text(target, "target", empty=True)
         if isinstance(methods, str):
             methods = [methods]   # one method named alone, not its letters
         try:

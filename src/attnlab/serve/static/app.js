@@ -24,15 +24,27 @@ function initTabs(tablist) {
     if (tab) select(tab);
   });
   tablist.addEventListener("keydown", (event) => {
-    const at = tabs.indexOf(document.activeElement);
+    const shown = tabs.filter((tab) => !tab.hidden); // a tab with no run is skipped
+    const at = shown.indexOf(document.activeElement);
     if (at < 0) return;
-    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: shown.length - 1 }[event.key];
     if (next === undefined) return;
     event.preventDefault();
-    select(tabs[(next + tabs.length) % tabs.length]);
+    select(shown[(next + shown.length) % shown.length]);
   });
   const fromHash = tabs.find((tab) => tab.id === `tab-${location.hash.slice(1)}`);
   if (fromHash) select(fromHash, false);
+}
+
+/** Hide the tabs whose list of runs is empty, and show the first one left if the chosen one
+ *  went (all stay when no run is loaded at all: each says how to load one). */
+function hideEmptyTabs(listed) {
+  if (Object.values(listed).every((runs) => !runs.length)) return;
+  for (const [name, runs] of Object.entries(listed)) {
+    document.getElementById(`tab-${name}`).hidden = !runs.length;
+  }
+  const chosen = document.querySelector('[role="tab"][aria-selected="true"]');
+  if (chosen?.hidden) document.querySelector('[role="tab"]:not([hidden])')?.click();
 }
 
 async function main() {
@@ -47,10 +59,11 @@ async function main() {
     return;
   }
   say(status, runs.length === 1 ? "1 run loaded." : `${runs.length} runs loaded.`);
-  initTranslate(runs);
+  // A tab no loaded run answers is hidden (compare needs two translation runs).
+  const listed = { translate: initTranslate(runs), caption: initCaption(runs),
+    read: initReading(runs) };
   initCompare(runs);
-  initCaption(runs);
-  initReading(runs);
+  hideEmptyTabs({ ...listed, compare: listed.translate.length > 1 ? listed.translate : [] });
   for (const tab of ["translate", "compare", "caption", "read"]) {
     clearErrorsOn(document.getElementById(`${tab}-form`), document.getElementById(`${tab}-status`));
   }

@@ -74,6 +74,7 @@ class CaptionView {
   }
 }
 
+/** The captioning tab; returns the runs it lists. */
 export function initCaption(runs) {
-  return new CaptionView(runs);
+  return new CaptionView(runs).runs;
 }

@@ -8,6 +8,7 @@ import { ReadingResults } from "./reading-view.js";
 const $ = (id) => document.getElementById(id);
 const READ = "/api/read"; // the route this tab posts to; it lists the runs that answer it
 
+/** The LSTMN tab; returns the runs it lists. */
 export function initReading(runs) {
   const form = $("read-form");
   const status = $("read-status");
@@ -35,4 +36,5 @@ export function initReading(runs) {
     event.preventDefault();
     read();
   });
+  return mine;
 }

@@ -57,6 +57,15 @@ class TranslateView {
     this.results = new TranslationResults($("translate-results"), "translate",
       (message, kind) => say(this.status, message, kind));
     this.listen();
+    this.openWithExample();
+  }
+
+  /** An empty page says nothing: open with the first run's example sentence, translated. */
+  openWithExample() {
+    const example = runNamed(this.runs, $("translate-run").value).example;
+    if (!example || $("translate-text").value) return;
+    $("translate-text").value = example;
+    this.translate();
   }
 
   show(answer, run, level, text) {
@@ -119,6 +128,7 @@ class TranslateView {
   }
 }
 
+/** The translate tab; returns the runs it lists. */
 export function initTranslate(runs) {
-  return new TranslateView(runs);
+  return new TranslateView(runs).runs;
 }
