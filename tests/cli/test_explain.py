@@ -82,6 +82,9 @@ def test_the_python_api_checks_its_arguments_as_the_command_line_does(dates_run)
     with pytest.raises(UserError, match="the sentence has 300 pieces; explain reads at most"):
         run.explain("1" * 300)
     assert set(run.explain("5 mars 2003", methods="erasure").views) == {"attention", "erasure"}
+    for steps in (float("nan"), "8", 10**6, 0, True, 2.5):
+        with pytest.raises(UserError, match="steps .* must be a whole number from 1 to 1024"):
+            run.explain("5 mars 2003", steps=steps)
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -14,6 +14,7 @@ from attnlab.errors import UserError
 # translation per source piece (erasure) and more per output piece (the gradients), so a long
 # text is minutes to hours; the explorer caps its texts at the same 200 (serve.limits).
 MAX_PIECES = 200
+MAX_STEPS = 1024   # integrated gradients' points one may ask for (`attnlab explain --steps`)
 
 
 def checked_text(text: Any, what: str, *, empty: bool = False) -> str:
@@ -45,3 +46,12 @@ def checked_pieces(ids: Sequence[int], pieces: Sequence[str], what: str,
         more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
         raise UserError(f"the {what} holds pieces this model cannot write: {shown}{more}; "
                         f"give a target in its vocabulary")
+
+
+def checked_steps(steps: Any) -> int:
+    """Integrated gradients' points: a whole number from 1 to MAX_STEPS (not a bool, a float or
+    a str), else a UserError naming the value."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
+        raise UserError(f"steps (integrated gradients' points) must be a whole number from 1 "
+                        f"to {MAX_STEPS}, got {steps!r}")
+    return steps

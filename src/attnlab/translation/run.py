@@ -37,7 +37,7 @@ from .config import DecodeConfig, RunConfig
 from .corpus import Vocabularies
 from .ensemble import check_same_vocabularies, with_member_attention
 from .evaluate import Evaluation
-from .explain_request import checked_pieces, checked_text
+from .explain_request import checked_pieces, checked_steps, checked_text
 from .translate import TranslationResult, iter_translate, translate
 from .unknown import UnknownWords, read_dictionary
 
@@ -345,8 +345,7 @@ class TranslationRun(Run):
             methods = method_names(methods)
         except ValueError as error:
             raise UserError(str(error)) from None
-        if steps < 1:
-            raise UserError(f"integrated gradients needs at least 1 step, not {steps}")
+        steps = checked_steps(steps)
         gradients = [name for name in methods if name != "erasure"]
         if self.quantization and gradients:
             raise UserError(f"{gradients[0]} needs gradients, and this model runs in "
