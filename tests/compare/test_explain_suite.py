@@ -71,11 +71,18 @@ def test_explain_records_every_finished_run_keeps_them_and_reports_the_claims(
 
     page = (out / "report.html").read_text()
     assert "Is attention an alignment? Is it an explanation?" in page
+    # the page opens with the answers, each claim over the members, before the claim's verdict
+    opening = page.index("Is it an explanation? In short")
+    assert opening < page.index("Made by") and opening < page.index("<h2>Findings")
+    first = EXPLANATION_CLAIMS[CLAIMS[0]].text
+    assert re.search(rf"{re.escape(html.escape(first))}: (reproduced for [01] of 1 members)",
+                     page)
     for claim in CLAIMS:
         assert html.escape(f"Bahdanau: {EXPLANATION_CLAIMS[claim].text}: ") in page
     assert "no attention: attention is" not in page     # a member without attention is left out
     markdown = (out / "results.md").read_text()
     assert "#### Is attention an alignment?" in markdown and "row t+1" in markdown
+    assert markdown.splitlines()[4].endswith("In short:**")
     assert "ERASER: comprehensiveness and sufficiency against a random ranking" in markdown
     assert "Model randomisation: each view against the randomised model's" in markdown
 

@@ -73,6 +73,23 @@ def claim_outcome(test: PairTest | None) -> str:
     return {">": "reproduced", "<": "not reproduced"}.get(test.direction, "inconclusive")
 
 
+def answer_lines(members: list[Explained], claims: tuple[str, ...]) -> list[str]:
+    """Each claim in a line, for the page's opening: for how many members it is reproduced,
+    not reproduced or left open, and which ("attention is an alignment: reproduced for 8 of
+    9 members; inconclusive for hard")."""
+    lines = []
+    for claim in claims:
+        outcomes: dict[str, list[str]] = {}
+        for member in members:
+            outcomes.setdefault(claim_outcome(member.tests.get(claim)), []).append(member.label)
+        found = outcomes.pop("reproduced", [])
+        rest = "; ".join(f"{outcome} for {', '.join(labels)}"
+                         for outcome, labels in outcomes.items())
+        lines.append(f"{EXPLANATION_CLAIMS[claim].text}: reproduced for {len(found)} of "
+                     f"{len(members)} members{'; ' + rest if rest else ''}.")
+    return lines
+
+
 def claim_lines(members: list[Explained], claims: tuple[str, ...]) -> list[str]:
     """One line per member and claim: the outcome and what the test found."""
     lines = []
@@ -376,6 +393,10 @@ class ExplanationPage:
     @property
     def claim_note(self) -> str:
         return claim_note(self.claims)
+
+    def answers(self, members: list[Explained]) -> list[str]:
+        """The page's opening: each claim's outcome over the members (answer_lines)."""
+        return answer_lines(members, self.claims)
 
     def html(self, members: list[Explained], eflomal: dict | None, command: str) -> str:
         lead, blocks = self.blocks(members, eflomal)

@@ -222,7 +222,8 @@ def report_page(suite: Suite, records: list[dict], missing: list[str], command: 
                 baseline: dict | None, verdict: Verdict | None, tests: list[PairTest],
                 vocabulary: str = "", explained: list[Explained] | None = None) -> str:
     title = suite.title or f"attnlab compare {suite.name}"
-    parts = [f"<h1>{html.escape(title)}</h1>", _header(suite, records, missing, command)]
+    parts = [f"<h1>{html.escape(title)}</h1>", _answers_html(suite, explained),
+             _header(suite, records, missing, command)]
     if vocabulary:
         parts.append(f"<p><b>Vocabulary.</b> {html.escape(vocabulary)}.</p>")
     parts.append(_verdict_html(verdict))
@@ -241,6 +242,17 @@ def report_page(suite: Suite, records: list[dict], missing: list[str], command: 
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
             f"<body>{''.join(parts)}</body></html>\n")
+
+
+def _answers_html(suite: Suite, explained: list[Explained] | None) -> str:
+    """After --explain, the page opens with its questions' answers, claim by claim."""
+    if not explained:
+        return ""
+    page = explanation_page(suite)
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in page.answers(explained))
+    return (f"<section class='answers'><h2>{html.escape(page.title)} In short</h2>"
+            f"<ul>{items}</ul><p>The tables are in the section of that name below.</p>"
+            f"</section>")
 
 
 def _header(suite: Suite, records: list[dict], missing: list[str], command: str) -> str:
@@ -491,6 +503,10 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
                      baseline: dict | None, verdict: Verdict | None,
                      tests: list[PairTest], explained: list[Explained] | None = None) -> str:
     lines = [f"### {suite.title or suite.name}", "", f"`{command}`", ""]
+    if explained:
+        page = explanation_page(suite)
+        lines += [f"**{page.title} In short:**", "",
+                  *(f"- {line}" for line in page.answers(explained)), ""]
     if suite.scale_note:
         lines += [suite.scale_note, ""]
     lines += [budget_text(suite, records), ""]
