@@ -268,26 +268,38 @@ def every_choice():
                            id=f"{name}:train.early_stopping.metric")
 
 
-def nested(key, value):
+# The keys beside which a translation choice is valid: a transformer side needs its heads and
+# one width (and the decoder the scaled_dot score).
+TRANSFORMER = {"kind": "transformer", "heads": 2, "embedding_dim": 8, "hidden_dim": 8}
+COMPANIONS = {
+    "model.encoder": TRANSFORMER,
+    "model.decoder": {**TRANSFORMER, "attention": {"score": "scaled_dot"}},
+}
+
+
+def nested(key, value, cls=None):
     data = value
     for part in reversed(key.split(".")):
         data = {part: data}
     if key.startswith("train.guided_alignment."):
         data["train"]["guided_alignment"]["links"] = "links.txt"
+    section, name = key.rsplit(".", 1) if "." in key else ("", key)
+    if section in COMPANIONS and name == "kind" and getattr(cls, "task", "") == "translation":
+        data["model"][section.split(".")[1]] = {**COMPANIONS[section], name: value}
     return data
 
 
 @pytest.mark.parametrize("cls, key, choice", list(every_choice()))
 def test_every_choice_of_every_task_is_one_sentence_given_a_list_a_number_or_a_typo(cls, key,
                                                                                    choice):
-    load_config(nested(key, choice), cls)   # the valid choice loads
+    load_config(nested(key, choice, cls), cls)   # the valid choice loads
     for wrong in ([choice], 3, {choice: 1}):
         with pytest.raises(ConfigError, match=rf"^config: {key}\b.*{re.escape(repr(wrong))}"):
-            load_config(nested(key, wrong), cls)
+            load_config(nested(key, wrong, cls), cls)
     typo = choice[0] + choice        # 'bbahdanau'
     with pytest.raises(ConfigError, match=rf"^config: {key}\b.*; did you mean "
                                           rf"{re.escape(repr(choice))}\?"):
-        load_config(nested(key, typo), cls)
+        load_config(nested(key, typo, cls), cls)
 
 
 def test_every_top_level_key_of_every_task_is_of_its_type(tmp_path):

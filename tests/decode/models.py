@@ -8,11 +8,12 @@ from attnlab.data import EOS_ID, PAD_ID
 from attnlab.decode import greedy_search
 from models.variants import FIRST_WORD, V, translation_model
 
-# The searched variants: every decoder, global/local-m/local-p/hard attention, 1-2 layers.
+# The searched variants: every decoder (the Transformer's too), global/local-m/local-p/hard
+# attention, 1-2 layers.
 NAMES = [
     "none", "bahdanau-additive", "bahdanau-general-local-p", "bahdanau-lstm-additive-hard",
     "luong-feed-general", "luong-nofeed-dot", "luong-feed-concat-local-m",
-    "luong-nofeed-gru2-location-local-p",
+    "luong-nofeed-gru2-location-local-p", "transformer",
 ]
 
 

@@ -69,6 +69,8 @@ VARIANTS = {
     "luong-nofeed-gru2-location-local-p": ("luong", {"score": "location", "mechanism": "local-p",
                                                      "window": 2},
                                            {"input_feeding": False, "layers": 2}),
+    # the Transformer (both sides, d_model = decoder_hidden, 2 heads): see translation_model
+    "transformer": ("transformer", {"score": "scaled_dot"}, {"heads": 2, "layers": 2}),
 }
 
 
@@ -94,11 +96,17 @@ def translation_model(name: str, *, sizes: Sizes = SMALL, src_vocab: int = V,
     """The float32 model of VARIANTS[name], built from its config as `attnlab train` does, with
     torch's generator seeded first (so `seed` fixes every weight); in training mode."""
     kind, attention, decoder = VARIANTS[name]
+    encoder = EncoderConfig(embedding_dim=sizes.source_embedding,
+                            hidden_dim=sizes.encoder_hidden, layers=encoder_layers,
+                            dropout=dropout)
+    target_embedding = sizes.target_embedding
+    if kind == "transformer":  # one width, d_model, on both sides
+        width = target_embedding = sizes.decoder_hidden
+        encoder = EncoderConfig(kind="transformer", embedding_dim=width, hidden_dim=width,
+                                layers=encoder_layers, heads=decoder["heads"], dropout=dropout)
     config = ModelConfig(
-        encoder=EncoderConfig(embedding_dim=sizes.source_embedding,
-                              hidden_dim=sizes.encoder_hidden, layers=encoder_layers,
-                              dropout=dropout),
-        decoder=DecoderConfig(kind=kind, embedding_dim=sizes.target_embedding,
+        encoder=encoder,
+        decoder=DecoderConfig(kind=kind, embedding_dim=target_embedding,
                               hidden_dim=sizes.decoder_hidden, dropout=dropout,
                               attention=AttentionConfig(**attention), **decoder),
     )

@@ -107,7 +107,8 @@ def test_missing_data_is_one_clear_sentence(tmp_path, capsys):
 @pytest.mark.parametrize("name", ["multi30k-seq2seq", "multi30k-bahdanau", "multi30k-luong-dot",
                                   "multi30k-luong-general", "multi30k-luong-concat",
                                   "multi30k-luong-location", "multi30k-local-m",
-                                  "multi30k-local-p", "dates-bahdanau"])
+                                  "multi30k-local-p", "dates-bahdanau", "multi30k-transformer",
+                                  "dates-transformer"])
 def test_shipped_configs_load_and_build(name):
     from attnlab.models import build_model
 

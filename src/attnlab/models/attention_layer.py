@@ -30,7 +30,9 @@ Intervention = Callable[[Tensor, Tensor, int], Tensor]
 class Memory:
     """What a decoder attends to, fixed for a source sentence (beams share it).
 
-    keys (B, S, Dk) the annotations; projected (B, S, H) their key-side projection; mask (B, S).
+    keys (B, S, Dk) the annotations; projected (B, S, H) their key-side projection (a
+    Transformer's: every layer's cross-attention keys and values, (B, L, 2, H, S, d_k)); mask
+    (B, S). Every field has the batch first.
     """
 
     keys: Tensor

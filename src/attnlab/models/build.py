@@ -29,7 +29,9 @@ from .encoder import RNNEncoder
 from .image_encoder import ConvEncoder, ResNetEncoder
 from .language_model import LanguageModel, LSTMReader
 from .lstmn import LSTMN, LSTMNEncoder
+from .positions import POSITIONS
 from .seq2seq import Seq2Seq
+from .transformer import TransformerDecoder, TransformerEncoder
 
 
 def build_attention(config: schema.AttentionConfig, query_dim: int, key_dim: int, max_len: int,
@@ -81,6 +83,14 @@ def _attention(dec: schema.DecoderConfig, sizes: DecoderSizes) -> AttentionLayer
     return build_attention(dec.attention, dec.hidden_dim, sizes.key_dim, sizes.max_src_len)
 
 
+def _transformer_decoder(dec: schema.DecoderConfig, sizes: DecoderSizes) -> TransformerDecoder:
+    positions = POSITIONS[dec.positions](dec.hidden_dim, sizes.max_src_len)
+    return TransformerDecoder(sizes.vocab, dec.hidden_dim, sizes.key_dim,
+                              heads=dec.heads or 1, ff_dim=dec.ff_dim or 4 * dec.hidden_dim,
+                              layers=dec.layers, dropout=dec.dropout, positions=positions,
+                              tied=dec.tied_embeddings, pad_id=sizes.pad_id)
+
+
 DECODERS: dict[str, Callable[[schema.DecoderConfig, DecoderSizes], RecurrentDecoder]] = {
     "none": lambda d, s: PlainDecoder(s.vocab, d.embedding_dim, d.hidden_dim, s.key_dim,
                                       **_rnn_options(d, s)),
@@ -89,12 +99,13 @@ DECODERS: dict[str, Callable[[schema.DecoderConfig, DecoderSizes], RecurrentDeco
     "luong": lambda d, s: LuongDecoder(s.vocab, d.embedding_dim, d.hidden_dim, s.key_dim,
                                        s.key_dim, _attention(d, s),
                                        input_feeding=d.input_feeding, **_rnn_options(d, s)),
+    "transformer": _transformer_decoder,
 }
 
 
 # what build_encoder / build_image_encoder return: modules with an int output_dim (and, for
 # images, grid_size)
-TextEncoder: TypeAlias = "RNNEncoder | LSTMNEncoder"
+TextEncoder: TypeAlias = "RNNEncoder | LSTMNEncoder | TransformerEncoder"
 ImageEncoder: TypeAlias = "ConvEncoder | ResNetEncoder"
 
 
@@ -111,11 +122,20 @@ def _lstmn_encoder(enc: schema.EncoderConfig, vocab: int, max_src_len: int,
         raise ConfigError(f"model.encoder.score: {error}") from None
 
 
+def _transformer_encoder(enc: schema.EncoderConfig, vocab: int, max_src_len: int,
+                        pad_id: int) -> TransformerEncoder:
+    positions = POSITIONS[enc.positions](enc.hidden_dim, max_src_len)
+    return TransformerEncoder(vocab, enc.hidden_dim, heads=enc.heads or 1,
+                              ff_dim=enc.ff_dim or 4 * enc.hidden_dim, layers=enc.layers,
+                              dropout=enc.dropout, positions=positions, pad_id=pad_id)
+
+
 ENCODERS: dict[str, Callable[[schema.EncoderConfig, int, int, int], TextEncoder]] = {
     "rnn": lambda e, vocab, max_len, pad: RNNEncoder(
         vocab, e.embedding_dim, e.hidden_dim, layers=e.layers, bidirectional=e.bidirectional,
         rnn=e.rnn, dropout=e.dropout, pad_id=pad),
     "lstmn": _lstmn_encoder,
+    "transformer": _transformer_encoder,
 }
 
 
@@ -124,7 +144,8 @@ def build_model(config: schema.ModelConfig, src_vocab_size: int, tgt_vocab_size:
     """A Seq2Seq for `config`; max_src_len sizes the `location` score."""
     encoder = build_encoder(config.encoder, src_vocab_size, max_src_len=max_src_len,
                             pad_id=pad_id)
-    # Bahdanau's s_0 starts from h_1(backward): the last encoder.hidden_dim of the summary.
+    # Bahdanau's s_0 starts from h_1(backward): the last encoder.hidden_dim of the summary
+    # (a transformer encoder's summary, the mean of its outputs, is hidden_dim wide).
     sizes = DecoderSizes(tgt_vocab_size, encoder.output_dim, config.encoder.hidden_dim,
                          max_src_len, pad_id)
     decoder = DECODERS[config.decoder.kind](config.decoder, sizes)

@@ -77,11 +77,35 @@ class AttentionConfig:
         return f"{self.score}, {self.mechanism}"
 
 
+def check_transformer(kind: str, heads: int | None, ff_dim: int | None, embedding_dim: int,
+                      hidden_dim: int) -> None:
+    """ValueError unless a transformer section has heads dividing hidden_dim (= d_model) and
+    embedding_dim == hidden_dim, and another kind leaves heads and ff_dim unset."""
+    if kind != "transformer":
+        given = [name for name, value in (("heads", heads), ("ff_dim", ff_dim))
+                 if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} belong to kind transformer, "
+                             f"not {kind} (drop them, or set kind: transformer)")
+        return
+    if heads is None:
+        raise ValueError("kind transformer needs heads (e.g. heads: 8)")
+    if hidden_dim % heads:
+        raise ValueError(f"hidden_dim (d_model) {hidden_dim} must be a "
+                         f"multiple of heads {heads}: each head gets hidden_dim / heads")
+    if embedding_dim != hidden_dim:
+        raise ValueError(f"a transformer adds positions to its embeddings and "
+                         f"keeps that width, so embedding_dim must equal hidden_dim (d_model), "
+                         f"got {embedding_dim} and {hidden_dim}")
+
+
 @dataclass
 class EncoderConfig:
     # rnn: (bi)directional GRU/LSTM; lstmn: Cheng et al. 2016's LSTMN, left to right, whose
-    # states are the annotations (shallow fusion; needs bidirectional: false, ignores `rnn`).
-    kind: Literal["rnn", "lstmn"] = "rnn"
+    # states are the annotations (shallow fusion; needs bidirectional: false, ignores `rnn`);
+    # transformer: Vaswani et al. 2017's self-attention layers, pre-norm (hidden_dim is d_model;
+    # reads layers, dropout, heads, ff_dim, positions; ignores rnn, bidirectional, score).
+    kind: Literal["rnn", "lstmn", "transformer"] = "rnn"
     rnn: Literal["gru", "lstm"] = "gru"
     embedding_dim: int = field(default=256, metadata=positive())
     hidden_dim: int = field(default=512, metadata=positive())  # per direction
@@ -92,13 +116,26 @@ class EncoderConfig:
     score: str = field(default="additive", metadata=score_name())
     # lstmn: additive score's inner size (default hidden_dim)
     attention_dim: int | None = field(default=None, metadata=positive())
+    # transformer: attention heads (required there, refused elsewhere)
+    heads: int | None = field(default=None, metadata=positive())
+    # transformer: the feed-forward inner size d_ff (default 4 * hidden_dim)
+    ff_dim: int | None = field(default=None, metadata=positive())
+    # transformer: sinusoidal or learned (data.max_len + 1 of them); the other kinds have none
+    positions: Literal["sinusoidal", "learned"] = "sinusoidal"
+
+    def __post_init__(self) -> None:
+        check_transformer(self.kind, self.heads, self.ff_dim, self.embedding_dim,
+                          self.hidden_dim)
 
 
 @dataclass
 class DecoderConfig:
     # none: Sutskever/Cho (the source only through the final encoder state);
-    # bahdanau: attend with s_{t-1}, then update; luong: update, then attend with h_t.
-    kind: Literal["none", "bahdanau", "luong"] = "bahdanau"
+    # bahdanau: attend with s_{t-1}, then update; luong: update, then attend with h_t;
+    # transformer: causal self-attention, then cross-attention with scaled_dot heads (Vaswani
+    # et al. 2017), pre-norm: hidden_dim is d_model; reads layers, dropout, tied_embeddings,
+    # heads, ff_dim, positions; ignores rnn, input_feeding.
+    kind: Literal["none", "bahdanau", "luong", "transformer"] = "bahdanau"
     rnn: Literal["gru", "lstm"] = "gru"
     embedding_dim: int = field(default=256, metadata=positive())
     hidden_dim: int = field(default=512, metadata=positive())
@@ -109,6 +146,25 @@ class DecoderConfig:
     output_dim: int | None = field(default=None, metadata=positive())
     tied_embeddings: bool = False  # output layer shares the target embedding matrix
     attention: AttentionConfig = field(default_factory=AttentionConfig)
+    # transformer: attention heads (required there, refused elsewhere)
+    heads: int | None = field(default=None, metadata=positive())
+    # transformer: the feed-forward inner size d_ff (default 4 * hidden_dim)
+    ff_dim: int | None = field(default=None, metadata=positive())
+    # transformer: sinusoidal or learned (data.max_len + 1 of them); the other kinds have none
+    positions: Literal["sinusoidal", "learned"] = "sinusoidal"
+
+    def __post_init__(self) -> None:
+        check_transformer(self.kind, self.heads, self.ff_dim, self.embedding_dim,
+                          self.hidden_dim)
+        if self.kind != "transformer":
+            return
+        if self.attention.score != "scaled_dot" or self.attention.mechanism != "global":
+            raise ValueError(f"the transformer's heads use the scaled_dot score, "
+                             f"global (Vaswani et al. 2017, eq. 1), got "
+                             f"{self.attention.describe()}; set attention: {{score: scaled_dot}}")
+        if self.output_dim is not None:
+            raise ValueError("the transformer's output layer reads its d_model "
+                             "(hidden_dim) features; drop output_dim")
 
 
 @dataclass

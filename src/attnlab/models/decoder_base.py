@@ -24,9 +24,11 @@ from .rnn import State
 
 @dataclass
 class DecoderState:
-    """rnn: the decoder RNN state tuple, each (layers, B, H); feed: (B, F) what the next step
-    receives besides the embedding (Luong's h~_{t-1}, the fixed context of `none`), or None;
-    memory: the source side (shared by the beams of a sentence); step: the target position t."""
+    """rnn: what each hypothesis carries, a tuple of tensors with the batch on axis 1: the
+    decoder RNN's state, each (layers, B, H), or a Transformer's self-attention keys and values
+    so far (attnlab.models.transformer); feed: (B, F) what the next step receives besides the
+    embedding (Luong's h~_{t-1}, the fixed context of `none`), or None; memory: the source side
+    (shared by the beams of a sentence); step: the target position t."""
 
     rnn: State
     feed: Tensor | None
@@ -48,12 +50,15 @@ class DecoderOutput:
     """logits: (N, V) at the N real target positions from `forward`, (B, T, V) from
     `all_positions`; attention (B, T, S), or WindowWeights for local attention (as_dense reads
     both), or None (no-attention decoder); hard_log_prob / hard_entropy (B, T): hard
-    attention's log p(s~_t) and H[alpha_t], else None."""
+    attention's log p(s~_t) and H[alpha_t], else None; heads (B, L, H, T, S): a Transformer's
+    cross-attention of every layer and head (`attention` is then the last layer's mean over
+    heads), else None."""
 
     logits: Tensor
     attention: Weights | None = None
     hard_log_prob: Tensor | None = None
     hard_entropy: Tensor | None = None
+    heads: Tensor | None = None
 
     @classmethod
     def of(cls, logits: Tensor, attention: AttentionOutput | None) -> DecoderOutput:

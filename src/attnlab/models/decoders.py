@@ -39,7 +39,8 @@ Run = tuple[Tensor, AttentionOutput | None, DecoderState]
 
 
 class RecurrentDecoder(nn.Module):
-    """Embedding + subclass-specific recurrence + output layer."""
+    """Embedding + subclass-specific recurrence + output layer: the base of every translation
+    decoder (the Transformer's too, whose `run` continues from its cached positions)."""
 
     output: OutputLayer
     attention: AttentionLayer | None  # None here; the attending decoders set theirs

@@ -31,6 +31,8 @@ ATTENTION_ROWS = {
     "luong": "row t is alpha_t computed from h_t (the state that then emits y_t through "
              "h~_t = tanh(W_c[c_t; h_t]))",
     "lstmn": "row t is alpha_t computed from h_t, as in the Luong decoder",
+    "transformer": "row t is the last layer's cross-attention from target position t (whose "
+                   "input is y_{t-1}, and which emits y_t), averaged over the layer's heads",
 }
 
 

@@ -79,6 +79,9 @@ def architecture(model: ModelConfig) -> list[tuple[str, str]]:
     encoder, decoder = model.encoder, model.decoder
     if encoder.kind == "lstmn":
         reader = f"LSTMN with {encoder.score} intra-attention (Cheng et al. 2016)"
+    elif encoder.kind == "transformer":
+        reader = f"Transformer, {encoder.heads} heads, {encoder.positions} " \
+                 f"positions, pre-norm (Vaswani et al. 2017)"
     else:
         reader = f"{'bidirectional ' if encoder.bidirectional else ''}{encoder.rnn.upper()}"
     parts = [("encoder", f"{reader}, {layers(encoder.layers)}, embedding "
@@ -86,6 +89,13 @@ def architecture(model: ModelConfig) -> list[tuple[str, str]]:
     if decoder.kind == "none":
         parts.append(("decoder", f"{decoder.rnn.upper()} without attention (the final "
                                  f"encoder state only), hidden {decoder.hidden_dim}"))
+        return parts
+    if decoder.kind == "transformer":
+        parts.append(("decoder", f"transformer, {layers(decoder.layers)}, d_model "
+                                 f"{decoder.hidden_dim}, {decoder.heads} heads, "
+                                 f"{decoder.positions} positions"))
+        parts.append(("attention", f"{decoder.attention.describe()}; read: the last layer's "
+                                   f"cross-attention averaged over its heads"))
         return parts
     feeding = ", input feeding" if decoder.kind == "luong" and decoder.input_feeding else ""
     parts.append(("decoder", f"{decoder.kind} {decoder.rnn.upper()}, "

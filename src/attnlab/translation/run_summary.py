@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from attnlab.models.config import DecoderConfig, EncoderConfig
 from attnlab.viz.report import Chart
 
 from .config import RunConfig
@@ -73,6 +74,8 @@ def model_words(config: RunConfig) -> str:
     encoder, decoder = config.model.encoder, config.model.decoder
     if encoder.kind == "lstmn":
         source = f"LSTMN {encoder.hidden_dim} ({encoder.score} intra-attention)"
+    elif encoder.kind == "transformer":
+        source = transformer_words(encoder)
     else:
         both = encoder.bidirectional
         source = f"{'bi-' if both else ''}{encoder.rnn.upper()} {'2x' if both else ''}" \
@@ -80,7 +83,14 @@ def model_words(config: RunConfig) -> str:
         source += f", {encoder.layers} layers" if encoder.layers > 1 else ""
     target = f"{decoder.rnn.upper()} {decoder.hidden_dim}"
     target += f", {decoder.layers} layers" if decoder.layers > 1 else ""
+    if decoder.kind == "transformer":
+        target = transformer_words(decoder)
     return f"{attention_words(config)}, {source} -> {target}"
+
+
+def transformer_words(side: EncoderConfig | DecoderConfig) -> str:
+    """'Transformer 256, 3 layers x 8 heads'."""
+    return f"Transformer {side.hidden_dim}, {side.layers} layers x {side.heads} heads"
 
 
 def attention_words(config: RunConfig) -> str:
