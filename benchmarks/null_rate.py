@@ -22,11 +22,11 @@ import random
 import sys
 from pathlib import Path
 
-from attnlab.cli.options import positive_int
 from attnlab.compare.report.page import with_exact_match, with_length_drop
 from attnlab.compare.stats.across_seeds import MIN_SEEDS, compare_across_seeds
 from attnlab.compare.stats.seeds import aggregate
 from attnlab.compare.stats.verdicts import statistics
+from common import whole_number
 
 ALPHA = 0.05
 
@@ -57,33 +57,34 @@ def null_rate(runs: list[dict], metric: str, size: int, most: int, samples: int,
     return rejected, tested
 
 
-def main(argv: list[str] | None = None) -> int:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("member", type=Path, help="a suite member's folder, holding seed-K/")
-    parser.add_argument("--sizes", type=positive_int, nargs="+", default=[3, 5],
+    parser.add_argument("--sizes", type=whole_number(MIN_SEEDS), nargs="+", default=[3, 5],
                         help="seeds per pretend member (default 3 5)")
-    parser.add_argument("--splits", type=positive_int, default=300,
+    parser.add_argument("--splits", type=whole_number(1), default=300,
                         help="the most splits tested per size (default 300)")
-    parser.add_argument("--samples", type=positive_int, default=300,
+    parser.add_argument("--samples", type=whole_number(2), default=300,
                         help="bootstrap resamples of the sentences per test (default 300)")
     parser.add_argument("--metrics", nargs="+", default=["bleu", "exact_match", "aer"])
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments().parse_args(argv)
     folders = sorted(args.member.glob("seed-*/compare.json"),
                      key=lambda path: int(path.parent.name.removeprefix("seed-")))
     # each record as the report reads it (exact match where it is the run's own metric)
     runs = [with_length_drop(with_exact_match(json.loads(path.read_text(encoding="utf-8")),
                                               path.parent)) for path in folders]
-    if min(args.sizes) < MIN_SEEDS:
-        print(f"null_rate: --sizes below {MIN_SEEDS} decide nothing (the test needs "
-              f"{MIN_SEEDS} seeds a side)", file=sys.stderr)
-        return 2
     if any(2 * size > len(runs) for size in args.sizes):
         print(f"null_rate: {args.member} has {len(runs)} finished seeds; --sizes "
               f"{max(args.sizes)} needs {2 * max(args.sizes)}", file=sys.stderr)
         return 2
     print(f"{args.member}: {len(runs)} seeds of one config; alpha {ALPHA}; the product's "
           f"across-seed test, {args.samples} bootstrap resamples")
-    print("| metric | seeds per side | splits | called significant | share | MC se at 0.05 (binomial) |")
+    print("| metric | seeds per side | splits | called significant | share "
+          "| MC se at 0.05 (binomial) |")
     print("|---|---|---|---|---|---|")
     rng = random.Random(1)
     for metric, size in itertools.product(args.metrics, args.sizes):

@@ -20,7 +20,9 @@ from .test_api import refused
 
 DATE = "3 May 2001"
 KEYS = {"source", "text", "source_pieces", "target_pieces", "log_probs",
-        "integrated_gradients_steps", "baseline", "views"}
+        "integrated_gradients_steps", "integrated_gradients_gap",
+        "integrated_gradients_tolerance", "integrated_gradients_capped",
+        "integrated_gradients_stepped", "baseline", "views"}
 
 
 def explain(client, **body):

@@ -1,36 +1,36 @@
 """What each source position did for each output token, measured on the model rather than read
 off its attention: three attributions of log p(y_t | y_<t, x) to the source embeddings, each a
 (T, S) array shaped like attention (row t: target token t, EOS last; column s: source piece s,
-EOS last); the gradients from captum (Kokhlikyan et al. 2020).
+EOS last).
 
 - gradient: gradient x input (Shrikumar et al. 2016; Ding, Xu & Koehn 2019 read alignments off
   it), summed over the embedding: the first-order change of log p(y_t) when position s's
   embedding is scaled towards zero.
 - integrated_gradients (Sundararajan et al. 2017): the same integrated along the straight line
   from a baseline source whose every embedding is zero (the padding's; the mask, so the length,
-  unchanged) to the real one, in `steps` Gauss-Legendre points; a row sums to log p(y_t | x)
-  - log p(y_t | baseline) up to the integral's error (completeness).
+  unchanged) to the real one. A row sums to log p(y_t | x) - log p(y_t | baseline) up to the
+  integral's error; that error, worst over the rows (the completeness gap, in nats), is
+  reported with every result, and by default the points are chosen to bring it under
+  TOLERANCE (attnlab.explain.integrated).
 - erasure (Li, Monroe & Jurafsky 2016): position s's embedding replaced by the zero baseline,
   the drop in log p(y_t). Replaced, not deleted: deleting would move every later position, and
   local attention and the location score read positions.
 
 The target is forced (teacher forcing in eval mode), so attention and the attributions describe
-the same output. The gradient methods are batched over the target steps: row t of a batch of T
-copies asks for step t (a backward pass gives one output's gradient), so one pass (one per
-point for integrated gradients, chunked) serves the whole sentence. Erasure needs no gradient:
-one forced pass of a copy with position s erased gives the drop at every step at once, so it
-runs S copies, not captum's feature ablation over T copies per position (T times the work).
+the same output. The gradients come from one batched backward over the rows and the points
+(attnlab.explain.gradients), not from T copies of the model per point as with captum, which
+tests/explain/reference_attribution.py keeps as the reference they are held to. Erasure needs
+no gradient: one forced pass of a copy with position s erased gives the drop at every step at
+once, so it runs S copies, not captum's feature ablation over T copies per position.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 import torch
-from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
 from torch import Tensor, nn
 
 from attnlab.attention import as_dense
@@ -39,9 +39,11 @@ from attnlab.data.vocab import PAD_ID
 from attnlab.models import Seq2Seq
 from attnlab.models.decoder_base import DecoderOutput
 
-from .methods import METHODS, STEPS
+from .gradients import SourcePath, chosen_log_probs, source_embedding, source_gradients
+from .integrated import Integrated, converged, fixed_rule
+from .methods import MAX_STEPS, METHODS, STEPS, TOLERANCE
 
-CHUNK = 512     # sequences per forward pass: bounds memory for long sentences
+CHUNK = 512     # sequences per forward pass of erasure: bounds memory for long sentences
 
 
 @dataclass(frozen=True)
@@ -69,30 +71,10 @@ class ForcedPair:
         return int(self.src.shape[1])
 
 
-def source_embedding(model: Seq2Seq) -> nn.Embedding:
-    """The layer whose output is attributed: the encoder's token embedding."""
-    embedding = model.encoder.embedding
-    if not isinstance(embedding, nn.Embedding):
-        raise TypeError(f"{type(model.encoder).__name__} has no token embedding to attribute to")
-    return embedding
-
-
 def step_log_probs(model: Seq2Seq, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
                    tgt_out: Tensor) -> Tensor:
     """log p(y_t | y_<t, x) of every forced target token: (B, T)."""
     return _chosen(model, model.all_positions(src, src_mask, tgt_in), tgt_out)
-
-
-def log_prob_at(model: Seq2Seq, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
-                tgt_out: Tensor, rows: Tensor) -> Tensor:
-    """log p(y_t | y_<t, x) at one step t = rows[b] of each sequence b: (B,). The output layer
-    (and its softmax over the vocabulary, the costliest part) runs at that step only, not at
-    all T: an attribution asks for one step per sequence of a batch of T copies."""
-    features, _ = model.decoder.teacher_forced(tgt_in, model.encode(src, src_mask))  # (B, T, F)
-    batch = torch.arange(features.shape[0], device=features.device)
-    logits = model.decoder.output(features[batch, rows])                            # (B, V)
-    scores = logits if model.outputs_log_probs else logits.log_softmax(-1)
-    return scores.gather(1, tgt_out[batch, rows].unsqueeze(1)).squeeze(1)
 
 
 def forced_pass(model: Seq2Seq, pair: ForcedPair) -> tuple[np.ndarray | None, list[float]]:
@@ -109,41 +91,65 @@ def forced_pass(model: Seq2Seq, pair: ForcedPair) -> tuple[np.ndarray | None, li
 
 def _chosen(model: Seq2Seq, out: DecoderOutput, tgt_out: Tensor) -> Tensor:
     """The log-probabilities (B, T) of the tokens tgt_out in a forced pass's output."""
-    scores = out.logits if model.outputs_log_probs else out.logits.log_softmax(-1)
-    return scores.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)
+    return chosen_log_probs(model, out.logits, tgt_out)
 
 
-def attribute(model: Seq2Seq, pair: ForcedPair, method: str, *,
-              steps: int = STEPS) -> np.ndarray:
+@dataclass(frozen=True)
+class Attribution:
+    """One attribution of a forced pair: values (T, S), float64 of the model's dtype; steps:
+    integrated gradients' points (the rule it ended with), None for the others; gap: their
+    completeness gap, the worst row's |sum of the row - (log p(y_t | x) - log p(y_t |
+    baseline))| in nats, None for the others; tolerance: the gap asked for (None: a fixed
+    rule of `steps` points); capped: the tolerance was not met within the cap of points;
+    stepped: log p steps along the path, where no rule meets it (attnlab.explain.integrated)."""
+
+    method: str
+    values: np.ndarray
+    steps: int | None = None
+    gap: float | None = None
+    tolerance: float | None = None
+    capped: bool = False
+    stepped: bool = False
+
+
+def attribute(model: Seq2Seq, pair: ForcedPair, method: str, *, steps: int = STEPS,
+              tolerance: float | None = TOLERANCE) -> np.ndarray:
     """`method`'s relevance of every source position to every target token: (T, S), float64
-    of the model's dtype. The model should be in eval mode (dropout off, hard attention
-    deterministic); its parameters get no gradient."""
+    of the model's dtype (`attribution(...).values`)."""
+    return attribution(model, pair, method, steps=steps, tolerance=tolerance).values
+
+
+def attribution(model: Seq2Seq, pair: ForcedPair, method: str, *, steps: int = STEPS,
+                tolerance: float | None = TOLERANCE, cap: int = MAX_STEPS) -> Attribution:
+    """`method`'s attribution of the pair, with what integrated gradients report. Integrated
+    gradients start from `steps` points and halve their panels until the completeness gap is
+    at most `tolerance` nats or the points would pass `cap`; with tolerance None they use one
+    `steps`-point Gauss-Legendre rule (captum's). The model should be in eval mode (dropout
+    off, hard attention deterministic); its parameters get no gradient."""
     if method not in METHODS:
         raise ValueError(f"unknown attribution {method!r}: one of {', '.join(METHODS)}")
-    T, S = pair.steps, pair.positions
+    if method == "erasure":
+        with frozen(model):
+            return Attribution(method, _numpy(erasure(model, pair)))
     layer = source_embedding(model)
-    rows = torch.arange(T, device=pair.src.device)   # row t of the batch asks for step t
-    src = pair.src.expand(T, S)
-    extra = (pair.src_mask.expand(T, S), pair.tgt_in.expand(T, -1),
-             pair.tgt_out.expand(T, -1), rows)
-
-    chosen = partial(log_prob_at, model)   # (src, src_mask, tgt_in, tgt_out, rows) -> (B',)
-
     with frozen(model):
-        if method == "gradient":
-            per_dim = LayerGradientXActivation(chosen, layer).attribute(
-                src, additional_forward_args=extra)                       # (T, S, E)
-            values = per_dim.sum(-1)
-        elif method == "integrated_gradients":
-            baseline = torch.full_like(src, PAD_ID)   # zero embeddings (padding_idx's row)
-            per_dim = LayerIntegratedGradients(chosen, layer).attribute(
-                src, baselines=baseline, additional_forward_args=extra, n_steps=steps,
-                method="gausslegendre", internal_batch_size=max(1, CHUNK // T) * T)
-            values = per_dim.sum(-1)
-        else:
-            values = erasure(model, pair)
-    result: np.ndarray = values.detach().double().cpu().numpy()
-    return result
+        embedded = layer(pair.src).detach()                                   # (1, S, E)
+        if method == "gradient":   # x . d log p / dx: the point x of the path from 0
+            path = SourcePath(pair.src, pair.src_mask, pair.tgt_in, pair.tgt_out, embedded,
+                              torch.zeros_like(embedded))
+            one = torch.ones(1, dtype=embedded.dtype, device=embedded.device)
+            return Attribution(method, _numpy(source_gradients(model, path, one, one)[0]))
+        path = SourcePath(pair.src, pair.src_mask, pair.tgt_in, pair.tgt_out, embedded,
+                          layer(torch.full_like(pair.src, PAD_ID)).detach())  # zero: padding's
+        found: Integrated = (fixed_rule(model, path, steps) if tolerance is None else
+                             converged(model, path, steps=steps, tolerance=tolerance, cap=cap))
+    return Attribution(method, _numpy(found.values), found.steps, found.gap, tolerance,
+                       found.capped, found.stepped)
+
+
+def _numpy(values: Tensor) -> np.ndarray:
+    found: np.ndarray = values.detach().double().cpu().numpy()
+    return found
 
 
 def erasure(model: Seq2Seq, pair: ForcedPair) -> Tensor:

@@ -25,11 +25,11 @@ from PIL import Image
 from attnlab.data.vocab import EOS_ID, Vocab
 from attnlab.files import atomic_output
 from attnlab.models import Seq2Seq
-from attnlab.viz import panels_side_by_side
+from attnlab.viz import panel_grid
 from attnlab.viz.notebook import Displayed, View, explanation_view
 
-from .attribution import ForcedPair, attribute, forced_pass
-from .methods import LABELS, METHODS, STEPS
+from .attribution import ForcedPair, attribution, forced_pass
+from .methods import LABELS, METHODS, STEPS, TOLERANCE
 
 EOS = "</s>"  # the piece batching appends to a source and that ends a target
 
@@ -60,8 +60,13 @@ class ForcedText:
 class Explanation(Displayed):
     """source_pieces / target_pieces ("</s>" last on both); text: the output explained;
     views: "attention" (absent for a model without it) and each attribution method, (T, S)
-    float arrays; steps: integrated gradients' points; baseline: what the attributions start
-    from."""
+    float arrays; baseline: what the attributions start from. Integrated gradients' steps:
+    the points they ended with (asked for, when they were not computed); gap: their
+    completeness gap, the worst row's |sum of the row - (log p(y_t | x) - log p(y_t |
+    baseline))| in nats (None when not computed); tolerance: the gap they were asked to meet
+    (None: a fixed rule of `steps` points); capped: they stopped at the cap short of it;
+    stepped: log p steps along their path, where no rule meets it (local-p's window moving,
+    hard attention's argmax switching): the gap holds the steps."""
 
     source: str
     text: str
@@ -71,6 +76,10 @@ class Explanation(Displayed):
     steps: int = STEPS
     baseline: str = "every source embedding zero (the padding's), the mask unchanged"
     log_probs: list[float] = field(default_factory=list)  # log p(y_t | y_<t, x) per row
+    gap: float | None = None
+    tolerance: float | None = TOLERANCE
+    capped: bool = False
+    stepped: bool = False
 
     def links(self, view: str) -> list[tuple[int, int]]:
         """(source piece, target piece) for every target piece: the source piece with the
@@ -83,20 +92,24 @@ class Explanation(Displayed):
         return {"source": self.source, "text": self.text,
                 "source_pieces": self.source_pieces, "target_pieces": self.target_pieces,
                 "log_probs": [_finite(x) for x in self.log_probs],
-                "integrated_gradients_steps": self.steps, "baseline": self.baseline,
+                "integrated_gradients_steps": self.steps,
+                "integrated_gradients_gap": None if self.gap is None else _finite(self.gap),
+                "integrated_gradients_tolerance": self.tolerance,
+                "integrated_gradients_capped": self.capped,
+                "integrated_gradients_stepped": self.stepped, "baseline": self.baseline,
                 "views": {name: [[_finite(x) for x in row] for row in values.tolist()]
                           for name, values in self.views.items()}}
 
     def save_png(self, path: str | os.PathLike, scale: float = 1.0, *,
                  views: Sequence[str] | None = None) -> Path:
-        """One heatmap per view side by side (attnlab.viz.panels), atomically; `scale` times
-        the heatmaps' resolution."""
+        """One heatmap per view in a grid, one colour bar (attnlab.viz.panels), atomically;
+        `scale` times the heatmaps' resolution."""
         unknown = [view for view in views or () if view not in self.views]
         if unknown:
             raise ValueError(f"no view {unknown[0]!r}: this explanation has "
                              f"{', '.join(self.views)}")
         shown = {LABELS[view]: self.views[view] for view in views or self.views}
-        canvas = panels_side_by_side(shown, self.target_pieces, self.source_pieces,
+        canvas = panel_grid(shown, self.target_pieces, self.source_pieces,
                                      weights=(LABELS["attention"],), scale=scale)
         with atomic_output(path, "wb") as file:
             Image.fromarray(canvas).save(file, format="PNG")
@@ -111,18 +124,27 @@ class Explanation(Displayed):
 
 
 def explain_pair(model: Seq2Seq, pair: ForcedText, *, methods: Sequence[str] = METHODS,
-                 steps: int = STEPS) -> Explanation:
-    """Attention and each of `methods` for the forced pair."""
+                 steps: int = STEPS, tolerance: float | None = TOLERANCE) -> Explanation:
+    """Attention and each of `methods` for the forced pair; integrated gradients from `steps`
+    points to a completeness gap of `tolerance` nats (None: one rule of `steps` points)."""
     device = next(model.parameters()).device
     forced = ForcedPair.of(pair.source_ids, pair.target_ids, device)
     views: dict[str, np.ndarray] = {}
     attention, log_probs = forced_pass(model, forced)
     if attention is not None:
         views["attention"] = attention
+    integrated = None
     for method in methods:
-        views[method] = attribute(model, forced, method, steps=steps)
+        found = attribution(model, forced, method, steps=steps, tolerance=tolerance)
+        views[method] = found.values
+        integrated = found if method == "integrated_gradients" else integrated
+    if integrated is None:
+        return Explanation(pair.source, pair.text, pair.source_pieces, pair.target_pieces,
+                           views, steps, log_probs=log_probs, tolerance=tolerance)
     return Explanation(pair.source, pair.text, pair.source_pieces, pair.target_pieces, views,
-                       steps, log_probs=log_probs)
+                       integrated.steps or steps, log_probs=log_probs, gap=integrated.gap,
+                       tolerance=tolerance, capped=integrated.capped,
+                       stepped=integrated.stepped)
 
 
 def method_names(methods: Sequence[str]) -> list[str]:

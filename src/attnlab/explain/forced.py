@@ -17,19 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Protocol
 
 import numpy as np
 import torch
-from captum.attr import LayerGradientXActivation
-from torch import Tensor, nn
+from torch import Tensor
 
 from attnlab.attention import as_dense
 from attnlab.data import BOS_ID, EOS_ID
 from attnlab.models import LanguageModel, Seq2Seq
 
 from .attribution import ForcedPair, attribute, frozen
+from .gradients import replaced_output
 
 FIRST_TESTED = 2   # a language model's first step with two earlier positions to tell apart
 
@@ -162,14 +161,17 @@ def gradient_x_input(sentence: ForcedSentence) -> np.ndarray:
     """Gradient x input of log p(w_{t+1} | w_<=t) with respect to each position's input
     embedding, summed over the embedding (as attnlab.explain.attribution's): (T, T), row t the
     step, column j the position; columns > t are 0 (the model reads left to right), column t is
-    the step's own input word, columns < t the earlier positions its attention reads."""
+    the step's own input word, columns < t the earlier positions its attention reads. Copy t of
+    a batch of T asks for step t, and one backward gives every copy's gradient (the fused LSTMN
+    cannot batch its backward over rows, attnlab.explain.gradients.batched_grad)."""
     T, model = sentence.steps, sentence.model
     rows = torch.arange(T, device=sentence.inputs.device)   # copy t asks for step t
-    layer: nn.Module = model.embedding
     with frozen(model):
-        per_dim = LayerGradientXActivation(partial(log_prob_at, model), layer).attribute(
-            sentence.inputs.expand(T, T),
-            additional_forward_args=(sentence.mask.expand(T, T), sentence.targets.expand(T, T),
-                                     rows))                                  # (T, T, E)
-    found: np.ndarray = per_dim.sum(-1).detach().double().cpu().numpy()
+        embedded = model.embedding(sentence.inputs.expand(T, T)).detach().requires_grad_(True)
+        with replaced_output(model.embedding, embedded):                      # (T, T, E)
+            chosen = log_prob_at(model, sentence.inputs.expand(T, T),
+                                 sentence.mask.expand(T, T), sentence.targets.expand(T, T),
+                                 rows)
+        (grad,) = torch.autograd.grad(chosen.sum(), embedded)
+    found: np.ndarray = (grad * embedded).sum(-1).detach().double().cpu().numpy()
     return found

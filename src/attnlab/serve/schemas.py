@@ -61,7 +61,18 @@ class ExplainResponse(BaseModel):
                                      "of every view")
     log_probs: list[float | None] = Field(description="log p of each output piece given the "
                                           "ones before it and the source")
-    integrated_gradients_steps: int = Field(description="integrated gradients' points")
+    integrated_gradients_steps: int = Field(description="integrated gradients' points (those "
+                                            "it ended with, when they were computed)")
+    integrated_gradients_gap: float | None = Field(
+        None, description="their completeness gap: the worst row's |sum of the row - (log p - "
+        "log p at the baseline)|, in nats; null when they were not computed")
+    integrated_gradients_tolerance: float | None = Field(
+        None, description="the gap they were asked to meet (null: a fixed rule of points)")
+    integrated_gradients_capped: bool = Field(
+        False, description="they stopped at the most points short of the tolerance")
+    integrated_gradients_stepped: bool = Field(
+        False, description="log p steps along their path (local-p's window moving, hard "
+        "attention's argmax), where no rule meets the tolerance: the gap holds the steps")
     baseline: str = Field(description="what the attributions start from")
     views: dict[str, list[list[float | None]]] = Field(
         description="rows x columns each: attention (absent for a model without it; rows sum "

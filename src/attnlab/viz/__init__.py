@@ -18,7 +18,7 @@ from attnlab.viz.heatmap import (
     write_figure,
 )
 from attnlab.viz.image_attention import image_attention_figure, upsample_attention
-from attnlab.viz.panels import panels_side_by_side, row_scaled
+from attnlab.viz.panels import panel_grid, row_scaled
 from attnlab.viz.report import report_html, write_report
 from attnlab.viz.self_attention import (
     SentenceReading,
@@ -41,7 +41,7 @@ __all__ = [
     "image_attention_figure",
     "matrix_figure",
     "missing_glyphs",
-    "panels_side_by_side",
+    "panel_grid",
     "plot_alignment",
     "plot_self_attention",
     "plot_weight_matrix",
