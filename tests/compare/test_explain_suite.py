@@ -56,6 +56,9 @@ def test_explain_records_every_finished_run_keeps_them_and_reports_the_claims(
     assert {"attention", "attention >= 0.3", "attention, row t-1", "attention, row t+1",
             "attention x value norm", "gradient", "integrated_gradients", "erasure",
             "diagonal"} == set(extractions["counts"])
+    gaps = extractions["integrated_gradients"]       # every pair's completeness gap, recorded
+    assert len(gaps["gap"]) == len(gaps["points"]) == extractions["pairs"]
+    assert all(gap >= 0 for gap in gaps["gap"]) and all(n >= 1 for n in gaps["points"])
     assert extractions["gold"]["kind"] == "dates" and extractions["version"] >= 2
     faith = record["faithfulness"]
     assert len(faith["steps"]) == 3 and len(faith["adversarial_jsd"]) == 1
@@ -85,6 +88,7 @@ def test_explain_records_every_finished_run_keeps_them_and_reports_the_claims(
     assert markdown.splitlines()[4].endswith("In short:**")
     assert "ERASER: comprehensiveness and sufficiency against a random ranking" in markdown
     assert "Model randomisation: each view against the randomised model's" in markdown
+    assert "Integrated gradients' completeness:" in markdown
 
     stamp = (out / "bahdanau" / "seed-1" / "explain.json").stat().st_mtime_ns
     assert main(["compare", suite, "--dir", str(out), "--explain", "--quiet"]) == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from attnlab.explain.controls import ERASED
-from attnlab.explain.methods import LABELS
+from attnlab.explain.methods import LABELS, TOLERANCE
 from attnlab.recipes import RECIPES
 from attnlab.viz.report import html_table
 
@@ -153,6 +153,33 @@ def aer_rows(members: list[Explained]) -> list[list[str]]:
         row.append("-" if diagonal is None else f"{aer_scorer(diagonal[0].sum(axis=0)):.3f}")
         rows.append(row)
     return rows
+
+
+def gap_rows(members: list[Explained]) -> list[list[str]]:
+    """Member x integrated gradients' completeness gap over every pair read (all seeds): the
+    median and worst gap in nats, the share of pairs above the tolerance, the median points;
+    no rows when no record computed them."""
+    rows = [["member", "pairs", "median gap (nats)", "worst gap", f"above {TOLERANCE:g}",
+             "median points"]]
+    for member in members:
+        found = [record.get("extractions", {}).get("integrated_gradients") or {}
+                 for record in member.records]
+        gaps = [gap for one in found for gap in one.get("gap", [])]
+        points = [count for one in found for count in one.get("points", [])]
+        if gaps:
+            above = sum(gap > TOLERANCE for gap in gaps) / len(gaps)
+            rows.append([member.label, str(len(gaps)), f"{np.median(gaps):.2g}",
+                         f"{max(gaps):.2g}", f"{above:.0%}", f"{np.median(points):.0f}"])
+    return rows if len(rows) > 1 else []
+
+
+GAP_NOTE = (
+    "Integrated gradients' completeness gap: a row of integrated gradients sums to log p(y_t | "
+    "x) - log p(y_t | baseline) up to the integral's error; the gap is the worst row's, in nats. "
+    f"The points are doubled until it is at most {TOLERANCE:g} (or a cap is reached, said in "
+    "the record). Where log p steps along the path (local-p's window moving, hard attention's "
+    "argmax switching) no rule meets it, and the gap says how far the attributions are from "
+    "complete.")
 
 
 def _difference_cell(test: PairTest | None) -> str:
@@ -368,7 +395,9 @@ def source_blocks(members: list[Explained], eflomal: dict | None) -> tuple[str, 
         ("Every reading against the diagonal and against attention, across seeds",
          extraction_test_rows(members), EXTRACTION_TEST_NOTE),
         ("Faithfulness", faithfulness_rows(members), FAITHFULNESS_NOTE),
-        *control_blocks(members, _seeds_cell)]
+        *control_blocks(members, _seeds_cell),
+        *([("Integrated gradients' completeness", gaps, GAP_NOTE)]
+          if (gaps := gap_rows(members)) else [])]
 
 
 def self_attention_blocks(members: list[Explained], _: dict | None) -> tuple[str, list[Block]]:

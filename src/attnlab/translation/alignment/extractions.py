@@ -33,12 +33,15 @@ from .value_norms import norm_weighted, value_norms
 class ExtractionScores:
     """Per reading (readings.READINGS: "attention", "attention >= 0.3", "gradient", ...,
     "diagonal"), the (|A∩S|, |A∩P|, |A|, |S|) counts of every pair scored; pairs left out
-    because the model's units did not match the gold's."""
+    because the model's units did not match the gold's; integrated gradients' completeness gap
+    (the worst row's, in nats) and points of every pair read, when they were computed."""
 
     gold: dict[str, str]   # the gold set's record (GoldSet.record)
     unit: str
     counts: dict[str, list[list[int]]] = field(default_factory=dict)
     skipped: int = 0
+    gaps: list[float] = field(default_factory=list)
+    points: list[int] = field(default_factory=list)
 
     @property
     def pairs(self) -> int:
@@ -51,7 +54,8 @@ class ExtractionScores:
         return {"gold": self.gold, "unit": self.unit, "pairs": self.pairs,
                 "skipped": self.skipped, "version": VERSION,
                 "aer": {name: self.aer(name) for name in self.counts},
-                "counts": self.counts}
+                "counts": self.counts,
+                "integrated_gradients": {"gap": self.gaps, "points": self.points}}
 
 
 # Views read off the model beside attention and the attributions, each from the forced pair
@@ -63,12 +67,17 @@ DERIVED_VIEWS: dict[str, Callable[[AlignableRun, ForcedText, np.ndarray], np.nda
 
 
 def unit_views(run: AlignableRun, source: str, target: str, methods: Sequence[str],
-               steps: int, characters: bool) -> dict[str, np.ndarray]:
+               steps: int, characters: bool,
+               scores: ExtractionScores | None = None) -> dict[str, np.ndarray]:
     """Attention, each attribution and each derived view of the forced reference, merged to
     units (words, or the characters of a character-level run), "</s>" left out: (T units,
-    S units) each."""
+    S units) each; integrated gradients' gap and points added to `scores` when given."""
     pair = ForcedText.of(run.vocabs.src, run.vocabs.tgt, source, target)
-    found = dict(explain_pair(run.model, pair, methods=methods, steps=steps).views)
+    explained = explain_pair(run.model, pair, methods=methods, steps=steps)
+    if scores is not None and explained.gap is not None:
+        scores.gaps.append(explained.gap)
+        scores.points.append(explained.steps)
+    found = dict(explained.views)
     if "attention" in found:
         found |= {name: view(run, pair, found["attention"]) for name, view in DERIVED_VIEWS.items()}
     views = {}
@@ -93,7 +102,7 @@ def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str
     kept: list[AlignmentSet] = []
     pairs = list(zip(gold.sources, gold.targets, gold.alignments, strict=True))[:limit]
     for source, target, links in pairs:
-        views = unit_views(run, source, target, methods, steps, characters)
+        views = unit_views(run, source, target, methods, steps, characters, scores)
         if reverse is not None:
             views["reverse"] = unit_views(reverse, target, source, [], steps,
                                           characters)["attention"]

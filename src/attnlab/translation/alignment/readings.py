@@ -31,7 +31,7 @@ from .links import Link
 
 # Bump when a reading's code changes what it returns: explanation records of another version
 # are made again (attnlab.compare.run.explain_records).
-VERSION = 2
+VERSION = 3
 
 THRESHOLD = 0.3   # attention >= this links: a second link where a row is split between two
 
