@@ -13,6 +13,7 @@ pieces with EOS last, columns the source pieces with EOS last: attention's own s
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ import numpy as np
 from PIL import Image
 
 from attnlab.data.vocab import EOS_ID, Vocab
+from attnlab.errors import UserError
 from attnlab.files import atomic_output
 from attnlab.models import Seq2Seq
 from attnlab.viz import panel_grid
@@ -81,10 +83,22 @@ class Explanation(Displayed):
     capped: bool = False
     stepped: bool = False
 
+    def view_named(self, name: str) -> str:
+        """The key of the view called `name` (its key or its label, LABELS), else UserError."""
+        keys = {LABELS.get(key, key): key for key in self.views} | {key: key for key in self.views}
+        if name in keys:
+            return keys[name]
+        close = difflib.get_close_matches(name, list(keys), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UserError(f"no view {name!r}: this explanation has "
+                        f"{', '.join(self.views)}{hint}")
+
     def links(self, view: str) -> list[tuple[int, int]]:
         """(source piece, target piece) for every target piece: the source piece with the
-        largest weight (attention) or largest magnitude (an attribution) in its row."""
-        rows = np.abs(self.views[view])
+        largest weight (attention) or largest magnitude (an attribution) in its row. `view`
+        by its key ("gradient") or the figure's name ("gradient x input"); a UserError with
+        the views it has otherwise."""
+        rows = np.abs(self.views[self.view_named(view)])
         return [(int(row.argmax()), target) for target, row in enumerate(rows)]
 
     def to_dict(self) -> dict[str, Any]:
@@ -104,11 +118,8 @@ class Explanation(Displayed):
                  views: Sequence[str] | None = None) -> Path:
         """One heatmap per view in a grid, one colour bar (attnlab.viz.panels), atomically;
         `scale` times the heatmaps' resolution."""
-        unknown = [view for view in views or () if view not in self.views]
-        if unknown:
-            raise ValueError(f"no view {unknown[0]!r}: this explanation has "
-                             f"{', '.join(self.views)}")
-        shown = {LABELS[view]: self.views[view] for view in views or self.views}
+        chosen = [self.view_named(view) for view in views or self.views]
+        shown = {LABELS[view]: self.views[view] for view in chosen}
         canvas = panel_grid(shown, self.target_pieces, self.source_pieces,
                                      weights=(LABELS["attention"],), scale=scale)
         with atomic_output(path, "wb") as file:

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from attnlab.files import atomic_output
+
 from . import assets, draw
 
 DECIMALS = 5  # weights in the HTML: enough to keep every argmax, small enough to read
@@ -57,13 +59,10 @@ def _script_json(value: Any) -> str:
 
 
 def _write(path: Path, data: bytes) -> Path:
-    """data to path whole or not at all: a temporary file beside it, renamed over it."""
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    """data to path whole or not at all (files.atomic_output: a missing folder is one
+    sentence naming it, before anything is written)."""
+    with atomic_output(path, "wb") as file:
+        file.write(data)
     return path
 
 
