@@ -205,12 +205,12 @@ def test_a_run_of_the_same_direction_is_refused_as_the_reverse_in_one_sentence(d
 
 
 def test_a_view_is_asked_for_by_its_key_or_its_figures_name(dates_run, tmp_path):
-    from attnlab.errors import UserError, WriteError
+    from attnlab.errors import UserError
 
     found = attnlab.load(dates_run).explain("5 mars 2003", methods=["gradient"])
     assert found.links("gradient x input") == found.links("gradient")
     with pytest.raises(UserError, match="no view 'gradients'.*did you mean 'gradient'"):
         found.links("gradients")
-    with pytest.raises(WriteError, match="its folder .*missing does not exist"):
+    with pytest.raises(OSError, match="its folder .*missing does not exist"):
         found.save_html(tmp_path / "missing" / "view.html")
     assert not list(tmp_path.iterdir())      # no hidden temporary file left behind

@@ -22,8 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from attnlab.files import atomic_output
-
 from . import assets, draw
 
 DECIMALS = 5  # weights in the HTML: enough to keep every argmax, small enough to read
@@ -59,10 +57,18 @@ def _script_json(value: Any) -> str:
 
 
 def _write(path: Path, data: bytes) -> Path:
-    """data to path whole or not at all (files.atomic_output: a missing folder is one
-    sentence naming it, before anything is written)."""
-    with atomic_output(path, "wb") as file:
-        file.write(data)
+    """data to path whole or not at all: a temporary file beside it, renamed over it; a
+    missing folder is one sentence naming it (not the temporary file), before anything is
+    written."""
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"cannot write {path}: its folder {path.parent} does not "
+                                f"exist; create it first")
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
     return path
 
 
