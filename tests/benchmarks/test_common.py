@@ -94,8 +94,17 @@ def run_script(*argv: str) -> subprocess.CompletedProcess:
     (("calibration.py", "--metrics", "mean,blue"),
      "argument --metrics: 'blue' is not one of mean, aer, bleu, in 'mean,blue'"),
 ])
-def test_calibration_refuses_before_it_simulates(argv, says):
-    done = run_script(*argv)
+def test_calibration_refuses_before_it_simulates(argv, says, capsys):
+    """Its parser, in this process (the first case also as a whole command, below)."""
+    with pytest.raises(SystemExit) as stopped:
+        script("calibration").arguments().parse_args(list(argv[1:]))
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"error: {says}")
+
+
+def test_calibration_refuses_as_a_command_without_a_traceback():
+    done = run_script("calibration.py", "--sims", "0")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines()[-1] == f"calibration.py: error: {says}"
+    assert done.stderr.splitlines()[-1] == ("calibration.py: error: argument --sims: must be at "
+                                            "least 2, got '0'")
     assert "Traceback" not in done.stderr
