@@ -561,3 +561,14 @@ def test_one_dates_run_opens_translated_with_only_its_tab(browser, runs, width):
     finally:
         context.close()
         stop()
+
+
+def test_switching_back_says_what_is_shown_not_a_stale_timing(open_page):
+    page = open_page("translate")
+    translate(page)
+    switch_to(page, "erasure")
+    assert "computed in" in page.text_content("#translate-status")
+    page.check("#translate-views input[value='attention']")
+    assert page.text_content("#translate-status") == "Attention of this output."
+    page.check("#translate-views input[value='erasure']")   # kept: no request, no timing
+    assert page.text_content("#translate-status") == "Erasure of this output (computed before)."

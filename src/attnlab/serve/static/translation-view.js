@@ -97,6 +97,11 @@ function markup(p) {
  * for the attributions in `views` (default: all three); without it, unavailable: why the
  * switch offers attention only (null: no switch). report(message, kind) hears of a problem.
  */
+/** text with its first letter upper-case. */
+function capital(text) {
+  return `${text[0].toUpperCase()}${text.slice(1)}`;
+}
+
 export class TranslationResults {
   constructor(box, prefix, report) {
     this.box = box;
@@ -170,6 +175,7 @@ export class TranslationResults {
         this.report(error.message, "error");
       }
       this.render(map, "attention", null);
+      this.sayShown("Attention of this output.");
       return;
     }
     const key = `${shown.index}:${view}`;
@@ -180,6 +186,7 @@ export class TranslationResults {
     }
     if (!(found instanceof Promise)) {
       this.drawExplanation(found, view);
+      this.sayShown(`${capital(viewName(view))} of this output (computed before).`);
       return;
     }
     const started = performance.now();
@@ -188,8 +195,8 @@ export class TranslationResults {
       shown.answers.set(key, explanation);
       if (ticket !== this.ticket || this.shown !== shown) return;
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      this.report(`${viewName(view)[0].toUpperCase()}${viewName(view).slice(1)} of this output, `
-        + `computed in ${seconds} s.`);
+      this.report(`${capital(viewName(view))} of this output, computed in ${seconds} s.`);
+      this.timed = true; // from now on each view drawn replaces this line (sayShown)
       this.drawExplanation(explanation, view);
     }, (error) => {
       shown.answers.delete(key); // asked again when chosen again
@@ -198,6 +205,12 @@ export class TranslationResults {
         : "The explanation could not be shown.", "error");
       this.check(shown.view); // the switch back on what is drawn
     });
+  }
+
+  /** Once a "computed in" line was said for this output, each view drawn says what it is
+   *  (never a stale timing under another view). */
+  sayShown(message) {
+    if (this.timed) this.report(message, "ok");
   }
 
   drawExplanation(explanation, view) {
@@ -249,6 +262,7 @@ export class TranslationResults {
 
   show({ name, title, hypotheses, data, explain = null, views = null,
     unavailable = null }) {
+    this.timed = false; // a new output: the tab says what it is
     this.shown = { name, title, hypotheses, data, explain, index: 0, map: null, step: null,
       view: "attention", explanation: null, answers: new Map(),
       views: explain ? views ?? ["gradient", "integrated_gradients", "erasure"] : [] };
