@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+# the benchmarks' whole-number options read as attnlab's own (one type, one message)
+from attnlab.cli.options import whole_number as whole_number
 from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig
 from attnlab.translation.config import DataConfig
 from attnlab.translation.corpus import Vocabularies, build_vocabularies, read_split
@@ -85,22 +87,6 @@ def matmul_flops(call) -> int:
 
 
 T = TypeVar("T")
-
-
-def whole_number(least: int = 1, most: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number from `least` (to `most`), as attnlab's own options."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < least or (most is not None and value > most):
-            wanted = f"at least {least}" if most is None else f"from {least} to {most}"
-            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
-        return value
-
-    parse.__name__ = "whole number"
-    return parse
 
 
 def number(least: float = -math.inf, most: float = math.inf, *,
