@@ -10,7 +10,7 @@ import torch
 from attnlab.data.vocab import EOS_ID
 from attnlab.models import AttentionConfig
 from attnlab.translation.alignment import AlignmentSet, aer
-from attnlab.translation.alignment.readings import READINGS, VERSION, readable
+from attnlab.translation.alignment.readings import READINGS, VERSION, end_view, readable
 from attnlab.translation.alignment.value_norms import norm_weighted, value_norms
 from explain.test_attribution import tiny_model  # small random models of every decoder
 
@@ -25,6 +25,15 @@ def test_attention_and_its_rows_shifted():
     assert READINGS["attention, row t-1"].links(views, (3, 3)) == {(0, 1), (1, 2)}
     # unit t takes row t+1's link: the last unit has no row after it
     assert READINGS["attention, row t+1"].links(views, (3, 3)) == {(1, 0), (1, 1)}
+
+
+def test_the_last_unit_is_read_at_the_end_row_where_the_views_hold_it():
+    """Row t+1 of the last unit is the "</s>" row: the step whose input is that unit."""
+    views = {"attention": ATTENTION, end_view("attention"): np.array([[0.1, 0.2, 0.7]])}
+    assert READINGS["attention, row t+1"].links(views, (3, 3)) == {(1, 0), (1, 1), (2, 2)}
+    assert READINGS["attention, row t-1"].links(views, (3, 3)) == {(0, 1), (1, 2)}
+    assert READINGS["attention"].links(views, (3, 3)) == {(0, 0), (1, 1), (1, 2)}
+    assert end_view("attention") not in readable(views)
 
 
 def test_the_shifted_rows_find_a_row_labelled_one_step_off():

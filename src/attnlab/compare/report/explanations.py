@@ -41,6 +41,8 @@ from ..stats.seeds import spread
 from ..stats.verdicts import PairTest
 from ..suite.definition import Suite
 from .controls import Block, control_blocks
+from .layer_alignment import layer_blocks
+from .layer_faithfulness import layer_block
 from .tables import markdown_table
 
 RULE = ("Each claim is tested per member across its seeds (Welch's t over the seeds' scores "
@@ -392,9 +394,11 @@ def source_blocks(members: list[Explained], eflomal: dict | None) -> tuple[str, 
     return (gold_line(members) + " Figures are mean ± sd over the seeds (n in the table)."), [
         ("AER of every way to read links (lower is better)", aer_rows(members),
          f"{AER_NOTE} {aligner_line(eflomal)}".strip()),
+        *layer_blocks(members, eflomal),
         ("Every reading against the diagonal and against attention, across seeds",
          extraction_test_rows(members), EXTRACTION_TEST_NOTE),
         ("Faithfulness", faithfulness_rows(members), FAITHFULNESS_NOTE),
+        *layer_block(members),
         *control_blocks(members, _seeds_cell),
         *([("Integrated gradients' completeness", gaps, GAP_NOTE)]
           if (gaps := gap_rows(members)) else [])]

@@ -254,12 +254,16 @@ def claim_tests(members: list[Explained], claims: tuple[str, ...]) -> None:
 
 def reading_names(members: list[Explained]) -> list[str]:
     """The readings the records hold, in the records' order (the registry's), less the
-    diagonal aligner: the reference every reading is held to."""
+    diagonal aligner, the reference every reading is held to, and less a Transformer's layer
+    readings (extractions["layers"]), which have their own table (stats.layers)."""
     names: dict[str, None] = {}
+    layered: set[str] = set()
     for member in members:
         for record in member.records:
-            names.update(dict.fromkeys(record.get("extractions", {}).get("counts", {})))
-    return [name for name in names if name != "diagonal"]
+            extractions = record.get("extractions", {})
+            names.update(dict.fromkeys(extractions.get("counts", {})))
+            layered.update(extractions.get("layers") or {})
+    return [name for name in names if name != "diagonal" and name not in layered]
 
 
 # Every reading of links against two references, across seeds: the diagonal aligner (does it

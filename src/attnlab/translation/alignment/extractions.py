@@ -6,7 +6,9 @@ counts for the across-seed statistics of `attnlab compare`.
 As for attention's AER (from_attention.py), the model reads the reference (forced decoding), and
 each view is merged to the gold's units before its argmax: an attribution's magnitudes are
 summed over a word's source pieces and averaged over its target pieces, as attention is
-(labels.merge_subwords); "</s>" is left out on both sides.
+(labels.merge_subwords); "</s>" is left out on both sides. A Transformer's every layer and head
+is read as well (layer_views.py, layer_readings.py: "attention, row t+1 @ L2H5"); the record
+says what each of those reads ("layers").
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from attnlab.explain.methods import METHODS, STEPS
 
 from ..labels import label
 from .aer import aer_counts, aer_from_counts
-from .from_attention import alignment_weights, gold_units
+from .from_attention import alignment_weights, end_row, gold_units
 from .golds import GoldSet
+from .layer_readings import layer_place, readings_of
+from .layer_views import layer_views
 from .links import AlignmentSet, Link
 from .protocol import AlignableRun
-from .readings import READINGS, VERSION, readable
+from .readings import VERSION, end_view
 from .value_norms import norm_weighted, value_norms
 
 
@@ -51,10 +55,14 @@ class ExtractionScores:
         return aer_from_counts(np.asarray(self.counts[extraction]))
 
     def to_dict(self) -> dict:
+        """JSON-ready; "layers": what each layer reading reads (layer_readings.layer_place),
+        empty for a model without heads."""
+        layers = {name: place for name in self.counts
+                  if (place := layer_place(name)) is not None}
         return {"gold": self.gold, "unit": self.unit, "pairs": self.pairs,
                 "skipped": self.skipped, "version": VERSION,
                 "aer": {name: self.aer(name) for name in self.counts},
-                "counts": self.counts,
+                "counts": self.counts, "layers": layers,
                 "integrated_gradients": {"gap": self.gaps, "points": self.points}}
 
 
@@ -69,9 +77,10 @@ DERIVED_VIEWS: dict[str, Callable[[AlignableRun, ForcedText, np.ndarray], np.nda
 def unit_views(run: AlignableRun, source: str, target: str, methods: Sequence[str],
                steps: int, characters: bool,
                scores: ExtractionScores | None = None) -> dict[str, np.ndarray]:
-    """Attention, each attribution and each derived view of the forced reference, merged to
-    units (words, or the characters of a character-level run), "</s>" left out: (T units,
-    S units) each; integrated gradients' gap and points added to `scores` when given."""
+    """Attention, each attribution, each derived view and a Transformer's layer views
+    (layer_views.py) of the forced reference, merged to units (words, or the characters of a
+    character-level run), "</s>" left out: (T units, S units) each; integrated gradients' gap
+    and points added to `scores` when given."""
     pair = ForcedText.of(run.vocabs.src, run.vocabs.tgt, source, target)
     explained = explain_pair(run.model, pair, methods=methods, steps=steps)
     if scores is not None and explained.gap is not None:
@@ -80,12 +89,15 @@ def unit_views(run: AlignableRun, source: str, target: str, methods: Sequence[st
     found = dict(explained.views)
     if "attention" in found:
         found |= {name: view(run, pair, found["attention"]) for name, view in DERIVED_VIEWS.items()}
+        found |= layer_views(run.model, pair)
     views = {}
     for name, values in found.items():
         magnitude = values if name == "attention" else np.abs(values)
         labelled = label(run.vocabs.src, run.vocabs.tgt, pair.source_pieces,
                          pair.target_pieces, magnitude)
         views[name] = alignment_weights(labelled, characters)
+        if (after := end_row(labelled, characters)) is not None:
+            views[end_view(name)] = after   # (1, S): the shifted reading's last row
     return views
 
 
@@ -93,9 +105,9 @@ def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str
                       steps: int = STEPS, limit: int | None = None,
                       reverse: AlignableRun | None = None,
                       tick: Callable[[int], None] | None = None) -> ExtractionScores:
-    """AER counts of every reading (readings.READINGS) on the first `limit` pairs of `gold` (all
-    when None); `reverse`: a model of the other direction (gold's target to its source), read
-    as well."""
+    """AER counts of every reading (readings.READINGS; a Transformer's layer readings too) on
+    the first `limit` pairs of `gold` (all when None); `reverse`: a model of the other
+    direction (gold's target to its source), read as well."""
     characters = run.character_level
     scores = ExtractionScores(gold.record, "characters" if characters else "words")
     predicted: dict[str, list[set[Link]]] = {}
@@ -111,8 +123,8 @@ def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str
             scores.skipped += 1  # a normalisation of the vocabulary merged or dropped a unit
         else:
             kept.append(links)
-            for name in readable(views):
-                predicted.setdefault(name, []).append(READINGS[name].links(views, units))
+            for name, reading in readings_of(views).items():
+                predicted.setdefault(name, []).append(reading.links(views, units))
         if tick is not None:
             tick(1)
     scores.counts = {name: aer_counts(links, kept).tolist() for name, links in predicted.items()}
@@ -120,6 +132,9 @@ def extraction_scores(run: AlignableRun, gold: GoldSet, *, methods: Sequence[str
 
 
 def _in_units(views: dict[str, np.ndarray], units: tuple[int, int]) -> bool:
-    """Whether every view is over the gold's units (the reverse model's turned round)."""
-    return all(view.shape == (units[::-1] if name == "reverse" else units)
+    """Whether every view is over the gold's units (the reverse model's turned round, a
+    "</s>" row over the source units)."""
+    ends = {end_view(name) for name in views}
+    return all(view.shape == ((1, units[1]) if name in ends else
+                              units[::-1] if name == "reverse" else units)
                for name, view in views.items())

@@ -72,6 +72,16 @@ def alignment_weights(labelled: LabelledAttention, characters: bool = False) -> 
     return np.asarray(weights)[:rows, :cols]
 
 
+def end_row(labelled: LabelledAttention, characters: bool = False) -> np.ndarray | None:
+    """The "</s>" row of `labelled`'s attention over the source units without "</s>" (1, S),
+    units as alignment_weights'; None without a "</s>" target unit."""
+    weights, sources, targets = attention_units(labelled, characters)
+    if weights is None or targets[-1:] != [EOS]:
+        return None
+    cols = len(sources) - (sources[-1:] == [EOS])
+    return np.asarray(weights)[-1:, :cols]
+
+
 def end_share(labelled: LabelledAttention, characters: bool = False) -> float | None:
     """The mean weight the target units (without "</s>") put on the source's "</s>": where a
     model parks attention it does not spend on a word (fairseq #4446 reports > 0.6); None

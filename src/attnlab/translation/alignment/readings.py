@@ -5,8 +5,11 @@ A reading turns a pair's views into links. The views are (T, S) matrices over th
 (labels.merge_subwords): "attention"; each attribution ("gradient", "integrated_gradients",
 "erasure", attnlab.explain); "norm", attention weighted by the norm of what each source position
 contributes (value_norms.py; extractions.DERIVED_VIEWS); and "reverse", a model trained the
-other way, (S, T). A reading whose views a pair lacks is not read (no attribution asked, no
-reverse model, no attention).
+other way, (S, T). Beside a view, its "</s>" row over the source units, (1, S) (end_view): row
+t+1 of the last unit, which the shifted reading reads. A reading whose views a pair lacks is not
+read (no attribution asked, no reverse model, no attention). A Transformer's layers and heads
+add views of their own, each read by the readings of one attention view (layer_readings.py:
+"attention, row t+1 @ L2H5").
 
     READINGS["attention"].links(views, (T, S))      # {(source unit, target unit)}
     readable(views)                                 # the names whose views are all there
@@ -31,7 +34,7 @@ from .links import Link
 
 # Bump when a reading's code changes what it returns: explanation records of another version
 # are made again (attnlab.compare.run.explain_records).
-VERSION = 3
+VERSION = 4
 
 THRESHOLD = 0.3   # attention >= this links: a second link where a row is split between two
 
@@ -53,19 +56,34 @@ def argmax_of(view: str) -> Reading:
     return Reading((view,), lambda views, _: _argmax(np.abs(views[view])))
 
 
-def rows_shifted(shift: int) -> Reading:
-    """Target unit t given the argmax links of attention row t + shift: a check that row t is
-    the one that produced unit t (with the rows right, shift 0, "attention", reads best)."""
+def end_view(view: str) -> str:
+    """The view of `view`'s "</s>" row over the source units (1, S), where a pair has it: the
+    step after the last unit, whose decoder input that unit is."""
+    return f"{view}, </s> row"
+
+
+def rows_shifted(shift: int, view: str = "attention") -> Reading:
+    """Target unit t given the argmax links of row t + shift of `view`. Row t + 1 is the step
+    whose decoder input is unit t (Chen et al. 2020's shifted reading: where the word is read,
+    not written), the last unit's the "</s>" row (end_view) where the views hold it; row t - 1
+    a check the other way (with the rows right, row t reads best)."""
     def read(views: Views, units: Units) -> set[Link]:
-        links = _argmax(views["attention"])
+        weights = views[view]
+        after = views.get(end_view(view))
+        if shift > 0 and after is not None:
+            weights = np.vstack([weights, after])   # (T + 1, S): row T is "</s>"'s
+        links = _argmax(weights)
         return {(i, t - shift) for i, t in links if 0 <= t - shift < units[0]}
-    return Reading(("attention",), read)
+    return Reading((view,), read)
 
 
-def threshold(views: Views, _: Units) -> set[Link]:
-    """Every pair with attention >= THRESHOLD."""
-    weights = views["attention"]
-    return alignment_from_attention(weights, "threshold", THRESHOLD) if weights.size else set()
+def threshold_of(view: str) -> Reading:
+    """Every pair whose weight in `view` is >= THRESHOLD."""
+    def read(views: Views, _: Units) -> set[Link]:
+        weights = views[view]
+        return (alignment_from_attention(weights, "threshold", THRESHOLD) if weights.size
+                else set())
+    return Reading((view,), read)
 
 
 def reverse(views: Views, _: Units) -> set[Link]:
@@ -88,7 +106,7 @@ def diagonal(_: Views, units: Units) -> set[Link]:
 
 READINGS: dict[str, Reading] = {
     "attention": argmax_of("attention"),
-    f"attention >= {THRESHOLD:g}": Reading(("attention",), threshold),
+    f"attention >= {THRESHOLD:g}": threshold_of("attention"),
     "attention, row t-1": rows_shifted(-1),
     "attention, row t+1": rows_shifted(+1),
     "attention x value norm": argmax_of("norm"),
