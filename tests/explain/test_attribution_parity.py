@@ -1,6 +1,7 @@
 """The batched gradients (attnlab.explain.gradients) against captum's path, the way attnlab
 computed them before (reference_attribution.py), in float64 on small random models of every
-decoder, score and mechanism, on both encoders, however the batches fall."""
+decoder, score and mechanism, on every encoder (the Transformer's too, and a Transformer encoder
+under a recurrent decoder), however the batches fall."""
 
 from __future__ import annotations
 
@@ -29,20 +30,30 @@ MODELS = [("rnn", "bahdanau", True, AttentionConfig("additive", hidden_dim=6)),
           ("rnn", "bahdanau", True, AttentionConfig("additive", mechanism="local-p", window=1)),
           ("rnn", "luong", True, AttentionConfig("dot", mechanism="hard")),
           ("rnn", "none", True, AttentionConfig()),
+          ("transformer", "transformer", True, AttentionConfig("scaled_dot")),
+          ("transformer", "luong", True, AttentionConfig("general")),
           ("lstmn", "bahdanau", True, AttentionConfig("additive", hidden_dim=6)),
           ("lstmn", "luong", False, AttentionConfig("general"))]
 PAIRS = [([4, 5, 6, 7, 8, 9, 10], [11, 4, 9, 5, 6, 7]), ([5], [6, 7]), ([4, 8, 11], [])]
 
 
+TRANSFORMER = {"embedding_dim": 8, "hidden_dim": 8, "layers": 2, "heads": 2, "ff_dim": 12}
+
+
 def model_of(encoder: str, decoder: str, feeding: bool, attention: AttentionConfig,
              seed: int = 0):
+    """A float64 model in eval mode; a Transformer side 2 layers x 2 heads, d_model 8."""
     torch.manual_seed(seed)
-    config = ModelConfig(
-        encoder=EncoderConfig(kind=encoder, embedding_dim=5, hidden_dim=4, dropout=0.0,
-                              bidirectional=encoder == "rnn"),
-        decoder=DecoderConfig(kind=decoder, embedding_dim=5, hidden_dim=8, dropout=0.0,
-                              input_feeding=feeding, attention=attention))
-    return build_model(config, VOCAB, VOCAB, max_src_len=16).double().eval()
+    enc = (EncoderConfig(kind=encoder, dropout=0.0, **TRANSFORMER)
+           if encoder == "transformer" else
+           EncoderConfig(kind=encoder, embedding_dim=5, hidden_dim=4, dropout=0.0,
+                         bidirectional=encoder == "rnn"))
+    dec = (DecoderConfig(kind=decoder, dropout=0.0, attention=attention, **TRANSFORMER)
+           if decoder == "transformer" else
+           DecoderConfig(kind=decoder, embedding_dim=5, hidden_dim=8, dropout=0.0,
+                         input_feeding=feeding, attention=attention))
+    return build_model(ModelConfig(encoder=enc, decoder=dec), VOCAB, VOCAB,
+                       max_src_len=16).double().eval()
 
 
 def label(case) -> str:

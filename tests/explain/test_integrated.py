@@ -17,11 +17,16 @@ from .test_attribution import log_probs_with
 from .test_attribution_parity import MODELS, label, model_of
 
 
-@pytest.mark.parametrize("case", MODELS[:4] + MODELS[-2:], ids=label)
+@pytest.mark.parametrize("case", MODELS[:4] + [case for case in MODELS if case[0] == "transformer"]
+                         + MODELS[-2:], ids=label)
 def test_the_reported_gap_is_the_results_own(case):
     """The gap is the worst row's |sum - (log p(y_t | x) - log p(y_t | zero embeddings))|,
-    recomputed here from the values, and meets the tolerance unless it says it was capped."""
+    recomputed here from the values, and meets the tolerance unless it says it was capped.
+    A Transformer's feed-forward ReLUs make d log p / d alpha jump where a unit crosses zero,
+    so halving a panel that holds a jump only halves its error, which it reports as `stepped`
+    (it met 1e-3 here at 180 points all the same): there the result says so, or meets it."""
     model = model_of(*case, seed=1)
+    kinked = "transformer" in case[:2]
     pair = ForcedPair.of([4, 5, 6, 7, 8], [9, 10, 11, 4], torch.device("cpu"))
     base = source_embedding(model)(pair.src).detach()
     integral = (log_probs_with(model, pair, base)
@@ -32,7 +37,8 @@ def test_the_reported_gap_is_the_results_own(case):
         assert found.gap == pytest.approx(gap, abs=1e-9)
         assert found.tolerance == tolerance
         if tolerance is not None:
-            assert not found.stepped and (found.capped or found.gap <= tolerance)
+            assert kinked or not found.stepped
+            assert found.capped or found.stepped or found.gap <= tolerance
             assert found.steps is not None and found.steps % 4 == 0
 
 

@@ -90,7 +90,7 @@ def _aopc(forced: Forced, order: Tensor, where: Tensor, chosen: Tensor, own: Ten
     rows = steps.repeat(bins)                                                  # (B n,)
     found = []
     for keep in (where.repeat(bins, 1) & ~top, top):      # taken away; then kept alone
-        with intervening(forced.model, at_steps(rows, renormalised_over(keep))):
+        with intervening(forced.model, at_steps(rows, renormalised_over(keep)), forced.layer):
             read = forced.read(rows).gather(1, chosen.repeat(bins).unsqueeze(1)).squeeze(1)
         drop = (own.repeat(bins) - read).view(bins, n).mean(0)                 # (n,)
         found.append(drop.double().cpu().numpy())

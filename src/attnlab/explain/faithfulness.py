@@ -75,7 +75,8 @@ def erasure_flips(forced: Forced, gradient: np.ndarray, generator: torch.Generat
         flips, weight = {}, {}
         for name, choose in ERASED.items():
             position = choose(rows)                                            # (n,)
-            with intervening(forced.model, at_steps(steps, renormalised_without(position))):
+            erased = at_steps(steps, renormalised_without(position))
+            with intervening(forced.model, erased, forced.layer):
                 flips[name] = int((forced.read(steps).argmax(-1) != chosen).sum())
             weight[name] = float(rows.attention.gather(1, position.unsqueeze(1)).sum())
     return ErasureFlips(len(steps), flips, weight)
@@ -96,7 +97,8 @@ def permutation_tvd(forced: Forced, generator: torch.Generator, *,
         orders = torch.stack([torch.cat([torch.randperm(k, generator=generator),
                                          torch.arange(k, width)])
                               for k in forced.visible().repeat(permutations).tolist()])
-        with intervening(forced.model, at_steps(rows, permuted(orders.to(rows.device)))):
+        shuffle = at_steps(rows, permuted(orders.to(rows.device)))
+        with intervening(forced.model, shuffle, forced.layer):
             shuffled = forced.read(rows)                                        # (C, V)
         tvd = 0.5 * (shuffled - probs[rows]).abs().sum(-1)                      # (C,)
     found: np.ndarray = tvd.view(permutations, -1).median(0).values.double().cpu().numpy()
@@ -132,7 +134,7 @@ def _adversarial_step(forced: Forced, logits: Tensor, attention: Tensor, probs: 
     `epsilon`; `best` (n,) keeps the largest JSD seen within it."""
     steps = forced.tested()
     weights = logits.softmax(-1)                                            # (n, K)
-    with intervening(forced.model, at_steps(steps, replaced(weights))):
+    with intervening(forced.model, at_steps(steps, replaced(weights)), forced.layer):
         moved = forced.read(steps)                                          # (n, V)
     tvd = 0.5 * (moved - probs).abs().sum(-1)
     divergence = jsd(attention, weights)

@@ -11,6 +11,12 @@ reads (attnlab.explain.faithfulness), for either kind of attention there is to t
 Each gives its attention (T, K) and output distributions (T, V), the distribution at one step
 per copy of the input under whatever intervention is active (attnlab.explain.intervene), the
 steps tested and how many positions each reads, and its attributions (T, K).
+
+Each reads one attention layer, `layer` (attnlab.explain.intervene's numbering: from 0, the
+default -1 the last, the attention the rest of attnlab reads): its own weights are that layer's
+(a Transformer's: the layer's head average, as DecoderOutput.attention is the last layer's),
+and the tests intervene on that layer. The attributions, of the output to the input, are the
+same whichever layer is read.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from torch import Tensor
 
 from attnlab.attention import as_dense
 from attnlab.data import BOS_ID, EOS_ID
-from attnlab.models import LanguageModel, Seq2Seq
+from attnlab.models import DecoderOutput, LanguageModel, Seq2Seq
 
 from .attribution import ForcedPair, attribute, frozen
 from .gradients import replaced_output
@@ -38,6 +44,8 @@ class Forced(Protocol):
 
     @property
     def model(self) -> Seq2Seq | LanguageModel: ...
+    @property
+    def layer(self) -> int: ...             # the attention layer read and intervened on
     def tested(self) -> Tensor: ...         # the steps tested (n,)
     def visible(self) -> Tensor: ...        # the positions 0..k-1 each attends over: k (n,)
     def own(self) -> tuple[Tensor, Tensor]: ...   # its attention (T, K), distributions (T, V)
@@ -51,16 +59,18 @@ class Forced(Protocol):
 
 @dataclass(frozen=True)
 class ForcedTranslation:
-    """A Seq2Seq model on one forced pair (attnlab.explain.attribution.ForcedPair)."""
+    """A Seq2Seq model on one forced pair (attnlab.explain.attribution.ForcedPair), reading
+    attention layer `layer`."""
 
     model: Seq2Seq
     pair: ForcedPair
+    layer: int = -1
 
     @classmethod
-    def of(cls, model: Seq2Seq, source_ids: Sequence[int],
-           target_ids: Sequence[int]) -> ForcedTranslation:
+    def of(cls, model: Seq2Seq, source_ids: Sequence[int], target_ids: Sequence[int],
+           layer: int = -1) -> ForcedTranslation:
         device = next(model.parameters()).device
-        return cls(model, ForcedPair.of(source_ids, target_ids, device))
+        return cls(model, ForcedPair.of(source_ids, target_ids, device), layer)
 
     def tested(self) -> Tensor:
         return torch.arange(self.pair.steps, device=self.pair.src.device)
@@ -74,7 +84,7 @@ class ForcedTranslation:
         if out.attention is None:
             raise ValueError("the faithfulness tests need a model with attention")
         probs = out.logits.exp() if self.model.outputs_log_probs else out.logits.softmax(-1)
-        return as_dense(out.attention, pair.positions)[0], probs[0]
+        return layer_attention(out, self.layer, pair.positions)[0], probs[0]
 
     def read(self, rows: Tensor) -> Tensor:
         pair, copies = self.pair, len(rows)
@@ -97,12 +107,13 @@ class ForcedTranslation:
 @dataclass(frozen=True)
 class ForcedSentence:
     """An LSTMN language model on one sentence: inputs (1, T) = <s> w_1 .. w_n, targets (1, T)
-    = w_1 .. w_n </s>, mask (1, T) all True."""
+    = w_1 .. w_n </s>, mask (1, T) all True; `layer` the LSTMN layer read (default its top)."""
 
     model: LanguageModel
     inputs: Tensor
     targets: Tensor
     mask: Tensor
+    layer: int = -1
 
     @classmethod
     def of(cls, model: LanguageModel, ids: Sequence[int]) -> ForcedSentence:
@@ -125,7 +136,7 @@ class ForcedSentence:
         out = self.model.all_positions(self.inputs, self.mask)
         if out.attention is None:
             raise ValueError("the self-attention tests need an LSTMN language model")
-        return out.attention[-1, 0], out.logits[0].softmax(-1)     # top layer: (T, T), (T, V)
+        return out.attention[self.layer, 0], out.logits[0].softmax(-1)     # (T, T), (T, V)
 
     def read(self, rows: Tensor) -> Tensor:
         T, copies = self.steps, len(rows)
@@ -145,6 +156,22 @@ class ForcedSentence:
         if method != "gradient":
             raise ValueError(f"a language model is attributed by gradient only, not {method!r}")
         return gradient_x_input(self)
+
+
+def layer_attention(out: DecoderOutput, layer: int, positions: int) -> Tensor:
+    """Attention layer `layer`'s weights in a forced pass, dense (B, T, S): a Transformer's
+    layer's head average (out.heads (B, L, H, T, S)), else the decoder's one attention (layer
+    0 or -1); ValueError naming the layers there are."""
+    if out.heads is not None:
+        layers = out.heads.shape[1]
+        if not -layers <= layer < layers:
+            raise ValueError(f"no attention layer {layer}: this model has {layers} "
+                             f"(0 to {layers - 1})")
+        return out.heads[:, layer].mean(1)
+    assert out.attention is not None   # own() refuses a model without attention first
+    if layer not in (0, -1):
+        raise ValueError(f"no attention layer {layer}: this model has one (0)")
+    return as_dense(out.attention, positions)
 
 
 def log_prob_at(model: LanguageModel, inputs: Tensor, mask: Tensor, targets: Tensor,

@@ -22,6 +22,15 @@ points per forward. Measured there (benchmarks/explain.py, RWTH sentences, one t
 no faster. What is left is the backward itself: every row goes back through each decoder step
 before its own, for additive attention through a (positions x 512) tanh at each, and through
 the packed encoder, whose backward fills a copy of the whole packed input per step.
+
+Every encoder is attributed at its token embedding's output (`source_embedding`), the RNN's,
+the LSTMN's and the Transformer's alike. The Transformer's encoder then scales it by sqrt(D)
+and adds the positions (attnlab.models.transformer): the attribution is to the token
+embeddings E[x_s], not to sqrt(D) E[x_s] + PE(s). Gradient x input is the same at either side of
+the scaling (x . d/dx is unchanged by a constant factor); integrated gradients' baseline, the
+padding's zero embedding, keeps the positions, so what they split among the positions is what
+the tokens add to a source of positions alone. Its decoder continues a state as the recurrent
+ones do (its self-attention keys and values cached), so the blocks of steps work unchanged.
 """
 
 from __future__ import annotations
@@ -34,7 +43,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from attnlab.models import Seq2Seq
+from attnlab.models import Seq2Seq, TransformerEncoder
 from attnlab.models.encoder import RNNEncoder
 from attnlab.models.lstmn import LSTMNEncoder
 
@@ -44,6 +53,8 @@ from attnlab.models.lstmn import LSTMNEncoder
 BACKWARD_CELLS = 2**20   # rows x points x S x D of one batched backward
 FORWARD_CELLS = 2**24    # points x T x S x D of one forward pass
 MOST_POINTS = 64         # points of one forward pass at most
+# attnlab.models.build's encoders: each has a token embedding and says its width, output_dim
+ENCODERS = (RNNEncoder, LSTMNEncoder, TransformerEncoder)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,12 +111,13 @@ def path_log_probs(model: Seq2Seq, path: SourcePath, points: Tensor) -> Tensor:
 def encoder_width(model: Seq2Seq) -> int:
     """D, the width of the encoder's annotations: what sizes a batch's source side."""
     encoder = model.encoder
-    assert isinstance(encoder, (RNNEncoder, LSTMNEncoder))  # attnlab.models.build's encoders
+    assert isinstance(encoder, ENCODERS)  # attnlab.models.build's encoders
     return encoder.output_dim
 
 
 def source_embedding(model: Seq2Seq) -> nn.Embedding:
-    """The layer whose output is attributed: the encoder's token embedding."""
+    """The layer whose output is attributed: the encoder's token embedding (a Transformer's
+    before its sqrt(D) scale and positions: see the module)."""
     embedding = model.encoder.embedding
     if not isinstance(embedding, nn.Embedding):
         raise TypeError(f"{type(model.encoder).__name__} has no token embedding to attribute to")

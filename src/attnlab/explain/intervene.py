@@ -3,54 +3,83 @@
     with intervening(model, uniform):        # every step reads uniform weights
         run.translate(lines)
     with intervening(model, at_steps(rows, edit)):  # batch row b edits step rows[b] only
+    with intervening(model, uniform, layer=0):      # a Transformer's first layer, every head
 
-The hooked layer (a Seq2Seq decoder's attention, or an LSTMN language model's top layer) hands
-each call's dense weights (B, Tq, K), the mask and the call's first step to the intervention
-and reads what it returns; the context is recomputed from those weights
-(attnlab.models.attention_layer, attnlab.models.lstmn). At step t an LSTMN layer reads its t
-earlier positions, so K = t there; a decoder reads every source position, K = S.
+The hooked layer (a Seq2Seq decoder's attention, a Transformer decoder layer's cross-attention,
+or an LSTMN's layer) hands each call's dense weights (B, Tq, K), the mask and the call's first
+step to the intervention and reads what it returns; the context is recomputed from those
+weights (attnlab.models.attention_layer, .multihead, .lstmn). A Transformer's cross-attention
+hands over each of its H heads' weights in turn, so an intervention replaces the weights of
+every head of its layer alike. At step t an LSTMN layer reads its t earlier positions, so K = t
+there; a decoder reads every source position, K = S.
+
+`layer` counts the model's attention layers from 0 (negative from the last, as Python does);
+the default, the last, is the attention the rest of attnlab reads: a recurrent decoder's only
+one, a Transformer's last layer (whose head average is DecoderOutput.attention), an LSTMN's top
+layer.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import cast
+from typing import Protocol, cast
 
 import torch
 from torch import Tensor
 
-from attnlab.models import LSTMN, LanguageModel, Seq2Seq
-from attnlab.models.attention_layer import AttentionLayer, Intervention
+from attnlab.models import LSTMN, LanguageModel, Seq2Seq, TransformerDecoder
+from attnlab.models.attention_layer import Intervention
 from attnlab.models.lstmn import LSTMNLayer
 
 # one batch row's weights at its own step: (weights (B, K), mask, batch rows (B,)) -> (B, K)
 RowEdit = Callable[[Tensor, Tensor, Tensor], Tensor]
 
 
-def attention_layer(model: Seq2Seq | LanguageModel) -> AttentionLayer | LSTMNLayer:
-    """The decoder's attention layer, or an LSTMN language model's top layer (the one its
-    reading figure draws); ValueError for a model without attention."""
+class Hooked(Protocol):
+    """A layer whose attention an intervention replaces (AttentionLayer, MultiHeadAttention,
+    LSTMNLayer)."""
+
+    intervention: Intervention | None
+
+
+def attention_layers(model: Seq2Seq | LanguageModel) -> list[Hooked]:
+    """Every attention layer of the model an intervention can replace, first to last: a
+    recurrent decoder's one, a Transformer decoder's cross-attention of each layer, an LSTMN
+    language model's layers; ValueError for a model without attention."""
     if isinstance(model, LanguageModel):
         if not isinstance(model.reader, LSTMN):
             raise ValueError("this language model has no self-attention to intervene on")
-        return cast(LSTMNLayer, model.reader.layers[-1])
-    layer = model.decoder.attention
-    if layer is None:
+        return [cast(LSTMNLayer, layer) for layer in model.reader.layers]
+    if isinstance(model.decoder, TransformerDecoder):
+        return list(model.decoder.cross_attentions())
+    if model.decoder.attention is None:
         raise ValueError("this model's decoder has no attention to intervene on")
-    return layer
+    return [model.decoder.attention]
+
+
+def attention_layer(model: Seq2Seq | LanguageModel, layer: int = -1) -> Hooked:
+    """The model's attention layer number `layer` (attention_layers; default the last, the
+    one attnlab reads); ValueError naming the layers there are."""
+    found = attention_layers(model)
+    if not -len(found) <= layer < len(found):
+        raise ValueError(f"no attention layer {layer}: this model has {len(found)} "
+                         f"(0 to {len(found) - 1})")
+    return found[layer]
 
 
 @contextlib.contextmanager
-def intervening(model: Seq2Seq | LanguageModel, intervention: Intervention) -> Iterator[None]:
-    """Within the block the model reads `intervention`'s weights; restored afterwards. (An
-    LSTMN layer so hooked runs step by step: the fused kernel has no hook.)"""
-    layer = attention_layer(model)
-    before, layer.intervention = layer.intervention, intervention
+def intervening(model: Seq2Seq | LanguageModel, intervention: Intervention,
+                layer: int = -1) -> Iterator[None]:
+    """Within the block the model's attention layer `layer` (default the last, the one attnlab
+    reads) reads `intervention`'s weights, every head of it for a Transformer; restored
+    afterwards. (An LSTMN layer so hooked runs step by step: the fused kernel has no hook.)"""
+    hooked = attention_layer(model, layer)
+    before, hooked.intervention = hooked.intervention, intervention
     try:
         yield
     finally:
-        layer.intervention = before
+        hooked.intervention = before
 
 
 def uniform(weights: Tensor, mask: Tensor, step: int) -> Tensor:

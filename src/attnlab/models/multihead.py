@@ -8,6 +8,13 @@ The key side is split out (`project`) so that it is computed once: once per sour
 cross-attention, once per target position for a decoder's self-attention cache. Heads ride in
 the batch axis, (B, H, T, d_k) -> (B*H, T, d_k), so the score and `attend` see the batched
 (B, Tq, Tk) shapes they are written for.
+
+`intervention`, when set (attnlab.explain.intervening, for the faithfulness tests: a decoder
+layer's cross-attention), is the hook of attnlab.models.attention_layer: it is given each head's
+weights (B, Tq, Tk) in turn, the key mask (B, Tk) and the call's first target step, and every
+head reads what it returns instead, its context recomputed from them. Each head is handed over
+alone, with the batch as it is, so that an intervention that edits batch row b at its own step
+(attnlab.explain.intervene.at_steps) edits every head of that row alike.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import torch
 from torch import Tensor, nn
 
 from attnlab.attention import ScoreDims, attend, build_score
+
+from .attention_layer import Intervention
 
 
 @dataclass
@@ -49,6 +58,7 @@ class MultiHeadAttention(nn.Module):
         self.value_proj = nn.Linear(key_dim, model_dim)  # W_V
         self.output_proj = nn.Linear(model_dim, model_dim)  # W_O
         self.score = build_score("scaled_dot", ScoreDims(self.head_dim, self.head_dim))
+        self.intervention: Intervention | None = None
 
     def split(self, x: Tensor) -> Tensor:
         """(B, T, H * d_k) -> (B, H, T, d_k)."""
@@ -59,21 +69,42 @@ class MultiHeadAttention(nn.Module):
         """The key side, once: keys (B, Tk, key_dim) -> KeyValues (B, H, Tk, d_k)."""
         return KeyValues(self.split(self.key_proj(keys)), self.split(self.value_proj(keys)))
 
-    def forward(self, query: Tensor, memory: KeyValues,
-                mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, query: Tensor, memory: KeyValues, mask: Tensor | None = None,
+                step: int = 0) -> tuple[Tensor, Tensor]:
         """query (B, Tq, D) over memory (B, H, Tk, d_k); mask (B or 1, Tq or 1, Tk) bool,
-        True = a key the query may read. Returns output (B, Tq, D) and weights (B, H, Tq, Tk)."""
+        True = a key the query may read; step: the first query's target position (what an
+        intervention is told). Returns output (B, Tq, D) and weights (B, H, Tq, Tk)."""
         batch, length = query.shape[:2]
         keys = memory.keys.shape[2]
         folded = batch * self.heads
         query_heads = self.split(self.query_proj(query)).reshape(folded, length, self.head_dim)
         scores = self.score(query_heads, self.score.project_keys(
             memory.keys.reshape(folded, keys, self.head_dim)))  # (B*H, Tq, Tk)
+        folded_mask = None
         if mask is not None:  # the same mask for every head
-            mask = mask.unsqueeze(1).expand(batch, self.heads, mask.shape[1], keys)
-            mask = mask.reshape(folded, -1, keys)  # (B*H, Tq or 1, Tk)
-        context, weights = attend(scores, memory.values.reshape(folded, keys, self.head_dim),
-                                  mask)  # (B*H, Tq, d_k), (B*H, Tq, Tk)
+            folded_mask = mask.unsqueeze(1).expand(batch, self.heads, mask.shape[1], keys)
+            folded_mask = folded_mask.reshape(folded, -1, keys)  # (B*H, Tq or 1, Tk)
+        values = memory.values.reshape(folded, keys, self.head_dim)
+        context, weights = attend(scores, values, folded_mask)  # (B*H, Tq, d_k), (B*H, Tq, Tk)
+        if self.intervention is not None:
+            weights = self._intervened(weights.view(batch, self.heads, length, keys), mask,
+                                       step).reshape(folded, length, keys)
+            context = weights @ values  # (B*H, Tq, d_k): read from the weights given
         context = context.view(batch, self.heads, length, self.head_dim).transpose(1, 2)
         output: Tensor = self.output_proj(context.reshape(batch, length, -1))  # (B, Tq, D)
         return output, weights.view(batch, self.heads, length, keys)
+
+    def _intervened(self, weights: Tensor, mask: Tensor | None, step: int) -> Tensor:
+        """The intervention's weights (B, H, Tq, Tk) for the model's, head by head; `mask` as
+        `forward` was given it, (B or 1, 1, Tk), or None (every key real)."""
+        assert self.intervention is not None  # forward calls this only when one is set
+        batch, heads, _, keys = weights.shape
+        if mask is None:
+            real = weights.new_ones(batch, keys, dtype=torch.bool)
+        elif mask.shape[1] != 1:
+            raise ValueError("an intervention replaces weights over keys that every query "
+                             "may read (cross-attention's), not a causal self-attention's")
+        else:
+            real = mask[:, 0].expand(batch, keys)  # (B, Tk)
+        return torch.stack([self.intervention(weights[:, head], real, step).to(weights.dtype)
+                            for head in range(heads)], 1)

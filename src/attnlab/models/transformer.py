@@ -38,7 +38,7 @@ from .attention_layer import Memory
 from .decoder_base import DecoderOutput, DecoderState, OutputLayer
 from .decoders import RecurrentDecoder, Run
 from .encoder import EncoderOutput
-from .multihead import KeyValues
+from .multihead import KeyValues, MultiHeadAttention
 from .transformer_layers import DecoderLayer, EncoderLayer
 
 
@@ -123,6 +123,15 @@ class TransformerDecoder(RecurrentDecoder):
         attention = last.cross_attention
         weight: Tensor = attention.output_proj.weight @ attention.value_proj.weight
         return weight
+
+    def cross_attentions(self) -> list[MultiHeadAttention]:
+        """Every layer's cross-attention, first to last: where attnlab.explain.intervening sets
+        its hook (`MultiHeadAttention.intervention`)."""
+        found = []
+        for layer in self.layers:
+            assert isinstance(layer, DecoderLayer)  # (what __init__ puts in the ModuleList)
+            found.append(layer.cross_attention)
+        return found
 
     def start(self, encoded: EncoderOutput) -> DecoderState:
         """Project the encoder output into every layer's cross-attention keys and values,

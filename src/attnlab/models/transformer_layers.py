@@ -81,6 +81,6 @@ class DecoderLayer(nn.Module):
         attended, _ = self.self_attention(normed, cache, causal)
         x = x + self.dropout(attended)
         crossed, weights = self.cross_attention(self.cross_norm(x), memory,
-                                                source_mask.unsqueeze(1))
+                                                source_mask.unsqueeze(1), first)
         x = x + self.dropout(crossed)
         return x + self.dropout(self.feed_forward(self.ff_norm(x))), cache, crossed, weights

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from attnlab.errors import ConfigError
+from attnlab.explain.intervene import attention_layers
 from attnlab.explain.methods import METHODS
 from attnlab.explain.summary import VERSION as FAITHFULNESS_VERSION
 from attnlab.train.progress import progress_bar
@@ -29,7 +30,7 @@ from .alignment.extractions import extraction_scores
 from .alignment.golds import within_reach
 from .alignment.readings import VERSION as READINGS_VERSION
 from .evaluate import read_pairs
-from .faithfulness import faithfulness, uniform_translations
+from .faithfulness import LAYERS_KEY, faithfulness_per_layer, uniform_translations
 from .run import TranslationRun
 
 # What an explain record computes unless the suite's `explain:` block says otherwise: pairs of
@@ -89,13 +90,17 @@ def explanation_scores(run_dir: Path, asked: Mapping[str, Any], evaluate: Mappin
                                       limit=settings["pairs"], reverse=backward,
                                       tick=bar.update)
         record["extractions"] = found.to_dict()
-    sentences = min(settings["sentences"], len(sources))
+    # every layer of attention tested alike (a recurrent decoder has one; the last is the one
+    # attnlab reads, kept under "faithfulness" as for every model)
+    sentences = min(settings["sentences"], len(sources)) * len(attention_layers(run.model))
     with progress_bar(sentences, "faithfulness", enabled=progress, unit="sentence") as bar:
-        summary = faithfulness(run, sources, limit=settings["sentences"],
-                               adversarial=settings["adversarial"],
-                               methods=settings["methods"], steps=settings["steps"],
-                               tick=bar.update)
-    record["faithfulness"] = summary.to_dict()
+        layers = faithfulness_per_layer(run, sources, limit=settings["sentences"],
+                                        adversarial=settings["adversarial"],
+                                        methods=settings["methods"], steps=settings["steps"],
+                                        tick=bar.update)
+    record["faithfulness"] = layers[-1].to_dict()
+    if len(layers) > 1:
+        record[LAYERS_KEY] = [summary.to_dict() for summary in layers]
     decode = run.decode_settings(beam=evaluate.get("beam", 5))
     flat = uniform_translations(run, sources, decode=decode)
     record["uniform"] = {"hypotheses": [result.text for result in flat],

@@ -3,7 +3,16 @@ each sentence is translated greedily and its own output forced, so the chosen to
 step is the one the model wrote.
 
     summary = faithfulness(run, sources, limit=100, adversarial=20)
+    layers = faithfulness_per_layer(run, sources, limit=100)   # one summary per layer
     uniform_translations(run, sources)  # Wiegreffe & Pinter's baseline: uniform weights
+    uniform_translations(run, sources, layer=0)   # a Transformer's first layer made uniform
+
+A Transformer has an attention layer per decoder layer (its cross-attention, every head):
+`faithfulness_per_layer` runs the same tests on each, intervening on that layer's heads
+(attnlab.explain.intervene) and reading that layer's head average as its attention; the last
+layer's summary is `faithfulness`'s. A recurrent decoder has one layer. The records keep the
+per-layer summaries under "faithfulness_layers", first layer first (LAYERS_KEY), for
+attnlab.compare.report.layer_faithfulness.
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ from typing import Any
 
 from attnlab.data.vocab import EOS_ID
 from attnlab.explain.forced import ForcedTranslation
-from attnlab.explain.intervene import intervening, uniform
+from attnlab.explain.intervene import attention_layers, intervening, uniform
 from attnlab.explain.methods import METHODS
 from attnlab.explain.summary import FaithfulnessSummary
 from attnlab.explain.summary import faithfulness as summarise
@@ -22,29 +31,54 @@ from .protocol import TranslatingRun
 from .translate import TranslationResult
 
 ATTRIBUTION_STEPS = 16   # integrated gradients' points here: agreement ranks, it needs no more
+LAYERS_KEY = "faithfulness_layers"   # the explain record's per-layer summaries, first to last
 
 
 def faithfulness(run: TranslatingRun, sources: Sequence[str], *, limit: int = 100,
                  adversarial: int = 20, methods: Sequence[str] = METHODS,
-                 steps: int = ATTRIBUTION_STEPS, seed: int = 0,
+                 steps: int = ATTRIBUTION_STEPS, seed: int = 0, layer: int = -1,
                  tick: Callable[[int], None] | None = None) -> FaithfulnessSummary:
     """The faithfulness tests on the first `limit` non-empty `sources`, each with its greedy
-    translation forced; agreement with gradient x input always, with the other `methods` as
-    asked."""
+    translation forced, on attention layer `layer` (default the last, the one attnlab reads);
+    agreement with gradient x input always, with the other `methods` as asked."""
+    pairs = forced_pairs(run, sources, limit)
+    return summarise(_readings(run, pairs, layer), adversarial=adversarial, methods=methods,
+                     steps=steps, seed=seed, tick=tick)
+
+
+def faithfulness_per_layer(run: TranslatingRun, sources: Sequence[str], *, limit: int = 100,
+                           adversarial: int = 20, methods: Sequence[str] = METHODS,
+                           steps: int = ATTRIBUTION_STEPS, seed: int = 0,
+                           tick: Callable[[int], None] | None = None
+                           ) -> list[FaithfulnessSummary]:
+    """`faithfulness` on every attention layer of the run's model, first to last, on the same
+    translations (made once) and with the same draws: the last is `faithfulness`'s summary. The
+    attributions (of the output to the source, whichever layer is read) are computed again per
+    layer: L layers cost about L times one. `tick` counts sentences of every layer."""
+    pairs = forced_pairs(run, sources, limit)
+    return [summarise(_readings(run, pairs, layer), adversarial=adversarial, methods=methods,
+                      steps=steps, seed=seed, tick=tick)
+            for layer in range(len(attention_layers(run.model)))]
+
+
+def forced_pairs(run: TranslatingRun, sources: Sequence[str],
+                 limit: int) -> list[tuple[list[int], list[int]]]:
+    """(source ids, greedy output ids without EOS) of the first `limit` non-empty sources."""
     lines = [line for line in sources if line.strip()][:limit]
-
-    def readings() -> Iterator[ForcedTranslation]:
-        for line, result in zip(lines, run.translate(lines, beam=1), strict=True):
-            target = [i for i in result.tokens if i != EOS_ID]
-            yield ForcedTranslation.of(run.model, run.vocabs.src.encode(line), target)
-
-    return summarise(readings(), adversarial=adversarial, methods=methods, steps=steps,
-                     seed=seed, tick=tick)
+    return [(run.vocabs.src.encode(line), [i for i in result.tokens if i != EOS_ID])
+            for line, result in zip(lines, run.translate(lines, beam=1), strict=True)]
 
 
-def uniform_translations(run: TranslatingRun, sources: Sequence[str],
+def _readings(run: TranslatingRun, pairs: list[tuple[list[int], list[int]]],
+              layer: int) -> Iterator[ForcedTranslation]:
+    for source, target in pairs:
+        yield ForcedTranslation.of(run.model, source, target, layer)
+
+
+def uniform_translations(run: TranslatingRun, sources: Sequence[str], *, layer: int = -1,
                          **decode: Any) -> list[TranslationResult]:
     """The translations with equal weight on every real source position at every step
-    (Wiegreffe & Pinter 2019): what attention's weights add over no choice at all."""
-    with intervening(run.model, uniform):
+    (Wiegreffe & Pinter 2019) in attention layer `layer` (default the last; every head of a
+    Transformer's layer): what attention's weights add over no choice at all."""
+    with intervening(run.model, uniform, layer):
         return run.translate(list(sources), **decode)
