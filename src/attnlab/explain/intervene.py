@@ -28,7 +28,7 @@ from typing import Protocol, cast
 import torch
 from torch import Tensor
 
-from attnlab.models import LSTMN, LanguageModel, Seq2Seq, TransformerDecoder
+from attnlab.models import LSTMN, LanguageModel, Seq2Seq
 from attnlab.models.attention_layer import Intervention
 from attnlab.models.lstmn import LSTMNLayer
 
@@ -51,11 +51,10 @@ def attention_layers(model: Seq2Seq | LanguageModel) -> list[Hooked]:
         if not isinstance(model.reader, LSTMN):
             raise ValueError("this language model has no self-attention to intervene on")
         return [cast(LSTMNLayer, layer) for layer in model.reader.layers]
-    if isinstance(model.decoder, TransformerDecoder):
-        return list(model.decoder.cross_attentions())
-    if model.decoder.attention is None:
+    found = model.decoder.attention_layers()
+    if not found:
         raise ValueError("this model's decoder has no attention to intervene on")
-    return [model.decoder.attention]
+    return [cast(Hooked, layer) for layer in found]
 
 
 def attention_layer(model: Seq2Seq | LanguageModel, layer: int = -1) -> Hooked:

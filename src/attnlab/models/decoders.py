@@ -54,6 +54,12 @@ class RecurrentDecoder(nn.Module):
     def start(self, encoded: EncoderOutput) -> DecoderState:
         raise NotImplementedError
 
+    def attention_layers(self) -> list[nn.Module]:
+        """Every layer that attends over the source, first to last, each with an
+        `intervention` hook (attnlab.explain.intervening): one here, or none without
+        attention; a Transformer has one per layer."""
+        return [] if self.attention is None else [self.attention]
+
     def context_weight(self) -> Tensor | None:
         """W (F, D): the first layer that reads the attention's context c_t = sum_j a_tj h_j,
         its block for c_t, so that position j contributes a_tj W h_j to what comes next

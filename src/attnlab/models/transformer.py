@@ -124,6 +124,9 @@ class TransformerDecoder(RecurrentDecoder):
         weight: Tensor = attention.output_proj.weight @ attention.value_proj.weight
         return weight
 
+    def attention_layers(self) -> list[nn.Module]:
+        return list(self.cross_attentions())
+
     def cross_attentions(self) -> list[MultiHeadAttention]:
         """Every layer's cross-attention, first to last: where attnlab.explain.intervening sets
         its hook (`MultiHeadAttention.intervention`)."""

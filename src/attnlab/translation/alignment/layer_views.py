@@ -24,6 +24,7 @@ is "attention".
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import numpy as np
 import torch
@@ -32,7 +33,7 @@ from torch import Tensor
 from attnlab.decode import evaluating
 from attnlab.explain.attribution import ForcedPair
 from attnlab.explain.explanation import ForcedText
-from attnlab.models import MultiHeadAttention, Seq2Seq, TransformerDecoder
+from attnlab.models import MultiHeadAttention, Seq2Seq
 
 # "L2" a layer's head average, "L2H5" a head: 1-based
 VIEW = re.compile(r"L(\d+)(?:H(\d+))?")
@@ -105,12 +106,7 @@ def head_contributions(model: Seq2Seq, forced: ForcedPair) -> Tensor:
 def cross_attentions(model: Seq2Seq) -> list[MultiHeadAttention]:
     """The cross-attention of every decoder layer, the lowest first: a Transformer's (the one
     decoder whose forced pass gives heads)."""
-    decoder = model.decoder
-    if not isinstance(decoder, TransformerDecoder):
+    found = model.decoder.attention_layers()
+    if not found or not all(isinstance(layer, MultiHeadAttention) for layer in found):
         raise ValueError("per-head norms need a Transformer decoder's cross-attention")
-    found = []
-    for layer in decoder.layers:
-        attention = layer.cross_attention
-        assert isinstance(attention, MultiHeadAttention)   # (what DecoderLayer holds)
-        found.append(attention)
-    return found
+    return cast(list[MultiHeadAttention], found)
