@@ -82,7 +82,7 @@ def _best_cell(member: Explained, kind: str) -> str:
 
 
 def seed_rows(members: list[Explained]) -> list[list[str]]:
-    """Per Transformer member and reading, each seed's best head (its AER) and best layer,
+    """Per Transformer member and reading, the best head of every seed (its AER) and best layer,
     and whether every seed chose the same head."""
     layered = [member for member in members if places(member)]
     if not layered:
@@ -163,7 +163,7 @@ LAYER_NOTE = (
     "pairs).")
 
 SEED_NOTE = (
-    "Each seed's head of lowest AER under each reading (that AER) and its layer whose heads' "
+    "The head of lowest AER of every seed under each reading (that AER) and its layer whose heads' "
     "average reads best; the last column says whether every seed chose the same head.")
 
 

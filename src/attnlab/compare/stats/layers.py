@@ -61,7 +61,7 @@ def aer_across_seeds(stats: np.ndarray) -> SeedComparison:
 
 
 def seed_aers(member: Explained, name: str) -> np.ndarray | None:
-    """Each seed's AER of one reading (seeds,), None where a record lacks it."""
+    """The AER of one reading in every seed (seeds,), None where a record lacks it."""
     stats = extraction_stats(member, name)
     return None if stats is None else seed_scores(stats, aer_scorer)
 
@@ -69,7 +69,7 @@ def seed_aers(member: Explained, name: str) -> np.ndarray | None:
 @dataclass(frozen=True)
 class Best:
     """The view with the lowest AER under one reading: its name, its place, its AER (one
-    seed's, or the mean over the seeds)."""
+    single run's, or the mean over the seeds)."""
 
     name: str
     layer: int
