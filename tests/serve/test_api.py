@@ -312,7 +312,7 @@ def test_openapi_documents_every_endpoint_and_field(client):
     assert {"/api/runs", "/api/translate", "/api/caption", "/api/read"} <= set(schema["paths"])
     body = schema["paths"]["/api/translate"]["post"]["requestBody"]["content"]
     fields = body["application/json"]["schema"]["properties"]
-    assert list(fields) == ["run", "text", "beam", "nbest", "level"]
+    assert list(fields) == ["run", "text", "beam", "nbest", "level", "heads"]
     assert all(field.get("description") for field in fields.values())
     caption = schema["paths"]["/api/caption"]["post"]["requestBody"]["content"]
     assert set(caption) == {"application/json", "multipart/form-data"}

@@ -15,13 +15,15 @@ from .options import add_beam, add_hard_decoding, add_run_arguments, plot_path, 
 USAGE = """attnlab plot --run DIR [--run DIR ...] EXAMPLE [--checkpoint {best,last}]
                            [--device DEVICE] [--beam K] [--output FILE] [--pieces | --words]
                            [--hard-decoding {expectation,argmax}] [--matrix FILE] [--layer L]
+                           [--head {N,mean}] [--heads-grid]
        attnlab plot --json FILE [--line N] [--output FILE] [--pieces | --words]"""
 
 EPILOG = ("The LSTMN reading figure (Cheng et al. 2016, Fig. 1) of a translation model with an "
           "LSTMN encoder: attnlab lm plot --run DIR SENTENCE.")
 # Each option of a task's plot (the Run's plot takes it by this name), with its flag.
 PLOT_OPTIONS = {"pieces": "--pieces/--words", "hard_decoding": "--hard-decoding",
-                "matrix": "--matrix", "layer": "--layer"}
+                "matrix": "--matrix", "layer": "--layer", "head": "--head",
+                "heads_grid": "--heads-grid"}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -40,7 +42,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "EXAMPLE and draw each word's attention over it (hard attention: the most likely "
         "location marked), into DIR/plots/EXAMPLE-attention.png. A language model (an LSTMN): "
         "its reading figure of the sentence EXAMPLE and its weight matrix, into "
-        "DIR/plots/self-attention.png.")
+        "DIR/plots/self-attention.png. A Transformer translation run draws the last layer's "
+        "cross-attention averaged over its heads unless --layer and --head choose another, "
+        "or every layer x head with --heads-grid.")
     add_arguments(parser)
 
 
@@ -64,7 +68,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matrix", metavar="FILE", help="language model: the weight matrix "
                         "(default: the --output file's name with -matrix)")
     parser.add_argument("--layer", type=int, metavar="L",
-                        help="language model: the layer to show, from 0 (default: the top one)")
+                        help="a Transformer translation run: the cross-attention layer to draw, "
+                        "from 1 (default: the last); a language model: the layer to show, "
+                        "from 0 (default: the top one)")
+    parser.add_argument("--head", metavar="{N,mean}",
+                        help="a Transformer translation run: the head of the layer to draw, "
+                        "from 1, or mean: the layer's heads averaged (the default)")
+    parser.add_argument("--heads-grid", dest="heads_grid", action="store_const", const=True,
+                        help="a Transformer translation run: draw every layer x head (and "
+                        "each layer's mean) of the sentence in one grid")
     parser.set_defaults(func=run, pieces=None)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from attnlab.config import config_to_dict
 from attnlab.errors import ConfigError
@@ -16,6 +16,14 @@ from attnlab.recipes import recipe_of_run
 from attnlab.train.capabilities import Explains
 
 GRADIENT_FREE = "erasure"  # the one attribution that needs no gradient
+
+
+@runtime_checkable
+class HasHeads(Protocol):
+    """A Run that can say whether its attention has layers and heads (a Transformer's)."""
+
+    @property
+    def head_shape(self) -> tuple[int, int] | None: ...
 
 
 @dataclass
@@ -33,12 +41,13 @@ class ServedRun:
     quantized: str | None = None  # "int8" when the model runs quantized
     about: str = ""  # the Run's description: what it is and what it was trained on
     example: str = ""  # a text to open the explorer with, when its Run offers one
+    heads: list[int] | None = None  # [layers, heads] of its cross-attention, if it has them
 
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "task": self.task,
                 "endpoint": self.endpoint, "mechanism": self.mechanism,
                 "config": self.config, "quantized": self.quantized, "explains": self.explains,
-                "about": self.about, "example": self.example}
+                "about": self.about, "example": self.example, "heads": self.heads}
 
     @property
     def explains(self) -> list[str]:
@@ -77,6 +86,7 @@ def load_served(name: str, directory: str | os.PathLike, *, quantize: str | None
     if quantized:
         loaded = loaded.quantized(quantized)
     config = config_to_dict(loaded.config)
+    shape = loaded.head_shape if isinstance(loaded, HasHeads) else None
     return ServedRun(name, recipe.name, recipe.endpoint, recipe.describe(loaded.config.model),
                      config, loaded, quantized, loaded.description,
-                     getattr(loaded, "example", ""))
+                     getattr(loaded, "example", ""), None if shape is None else list(shape))

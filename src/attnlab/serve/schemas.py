@@ -50,6 +50,10 @@ class RunInfo(BaseModel):
     about: str = Field("", description="the model and what it was trained on in a line, e.g. "
                        '"bahdanau / additive, global; trained on dates of 1000-2099 (50% of '
                        'them 1950-2049) and 5% not dates"; empty when the run says nothing more')
+    heads: list[int] | None = Field(
+        None, description="[layers, heads] of its cross-attention when it has them (a "
+        "Transformer's): POST /api/translate with heads: true then returns every layer and "
+        "head's weights; null for a model whose attention has no layers and heads")
 
 
 class ExplainResponse(BaseModel):

@@ -16,19 +16,21 @@ from typing import TYPE_CHECKING, BinaryIO, cast
 import numpy as np
 from PIL import Image
 
-from attnlab.errors import DataError
+from attnlab.errors import DataError, UserError
 from attnlab.eval import BucketRow
 from attnlab.files import atomic_output, check_output_path
 from attnlab.viz import (
     alignment_figure,
     alignment_matrix_figure,
     bleu_by_length_png,
+    heads_grid_figure,
     heatmap_scale,
     image_format,
     write_figure,
 )
 
 from .alignment import attention_units
+from .heads import NO_HEADS, HeadChoice, HeadedTranslation, checked_choice, head_shape, headed
 from .labels import LabelledAttention
 from .records import labelled_from_record, read_record
 from .translate import TranslationResult
@@ -100,16 +102,50 @@ def heatmap_png(labelled: LabelledAttention, *, pieces: bool = False,
 
 
 def plot_sentence(run: TranslatingRun, sentence: str, path: str | os.PathLike, *,
-                  pieces: bool | None = None, decode: DecodeConfig | None = None
-                  ) -> tuple[TranslationResult, str | None]:
+                  pieces: bool | None = None, layer: int | str | None = None,
+                  head: int | str | None = None, heads_grid: bool = False,
+                  decode: DecodeConfig | None = None) -> tuple[TranslationResult, str | None]:
     """Translate `sentence` and draw its heatmap; pieces=None draws characters for a
-    character-level run and words otherwise. Returns the translation and plot_labelled's note."""
+    character-level run and words otherwise. A Transformer's `layer` and `head` (from 1, head
+    "mean"; heads.checked_choice), or heads_grid: every layer x head (plot_heads_grid). Returns
+    the translation and plot_labelled's note."""
     check_image_path(path)  # before the translation, which may take long
+    pieces = run.character_level if pieces is None else pieces
+    if heads_grid and not (layer is None and head is None):
+        raise UserError("--heads-grid draws every layer and head: give it without --layer "
+                        "and --head")
+    choice = checked_choice(run.model, layer, head)
+    if heads_grid and head_shape(run.model) is None:
+        raise UserError(NO_HEADS)
     result = next(iter(run.translate([sentence], decode)))
-    note = plot_labelled(result, path, pieces=run.character_level if pieces is None else pieces,
-                         title=heatmap_title(sentence, result.text),
+    title = heatmap_title(sentence, result.text)
+    if heads_grid or choice != HeadChoice():
+        result = headed(run.model, run.vocabs, sentence, result, choice)
+    if isinstance(result, HeadedTranslation) and heads_grid:
+        return result, plot_heads_grid(result, path, pieces=pieces, title=title,
+                                       characters=run.character_level)
+    if isinstance(result, HeadedTranslation):
+        title = f"{title}\n({choice.describe(result.heads.shape[0])})"
+    note = plot_labelled(result, path, pieces=pieces, title=title,
                          characters=run.character_level)
     return result, note
+
+
+def plot_heads_grid(result: HeadedTranslation, path: str | os.PathLike, *, pieces: bool,
+                    title: str, characters: bool = False) -> str | None:
+    """Every layer x head of one translation (viz.heads_grid_figure) to a file, written whole
+    or not at all. Returns None (the grid draws every cell; a long sentence makes it large)."""
+    format = check_image_path(path)
+    heads = result.heads if pieces else result.word_heads
+    source = result.source_pieces if pieces else result.source_words
+    target = result.target_pieces if pieces else result.target_words
+    if not np.asarray(heads).size:
+        raise DataError("nothing to draw: the sentence or its translation is empty")
+    unit = axis_names(pieces, characters)[0].removeprefix("source ")
+    figure = heads_grid_figure(heads, source, target, title=title, units=unit)
+    with atomic_output(path, "wb") as file:
+        write_figure(figure, cast(BinaryIO, file), format)  # opened "wb"
+    return None
 
 
 def plot_record(json_path: str | os.PathLike, line: int, path: str | os.PathLike, *,

@@ -38,6 +38,7 @@ from .corpus import Vocabularies
 from .ensemble import check_same_vocabularies, with_member_attention
 from .evaluate import Evaluation
 from .explain_request import checked_pieces, checked_steps, checked_text
+from .heads import HeadedTranslation
 from .translate import TranslationResult, iter_translate, translate
 from .unknown import UnknownWords, read_dictionary
 
@@ -56,6 +57,9 @@ class TranslateRequest(Request):
     level: Literal["word", "piece"] = Field(
         "word", description="label attention by words (pieces of a word merged: source "
         "columns summed, target rows averaged) or by the model's own pieces")
+    heads: bool = Field(False, description="also return each hypothesis' cross-attention of "
+                        "every layer and head (a Transformer's; refused for a model without "
+                        "heads, see GET /api/runs)")
 
 
 class Hypothesis(BaseModel):
@@ -68,6 +72,9 @@ class Hypothesis(BaseModel):
     attention: list[list[float]] | None = Field(
         description="one row per target token, one column per source token: the weights that "
         "produced the token (each row sums to 1); null for a model without attention")
+    heads: list[list[list[list[float]]]] | None = Field(
+        None, description="with heads: true, every layer and head's cross-attention (layers, "
+        "heads, target tokens, source tokens); attention is the last layer's mean over heads")
 
 
 class TranslateResponse(BaseModel):
@@ -89,7 +96,7 @@ class TranslationRun(Run):
     evaluate_options: ClassVar[tuple[str, ...]] = (
         "src", "ref", "align_gold", "align_format", "rwth", "no_rwth", "buckets")
     evaluate_outputs: ClassVar[tuple[str, ...]] = ("hypotheses", "bucket_plot")
-    plot_options: ClassVar[tuple[str, ...]] = ("pieces",)
+    plot_options: ClassVar[tuple[str, ...]] = ("pieces", "layer", "head", "heads_grid")
     plot_example: ClassVar[str] = '"Zwei Männer spielen Fußball."'
     quantizable: ClassVar[bool] = True
     ensembles: ClassVar[bool] = True
@@ -157,6 +164,26 @@ class TranslationRun(Run):
         if self.members:
             return any(member.has_attention for member in self.members)
         return self.config.model.decoder.kind != "none"
+
+    @property
+    def head_shape(self) -> tuple[int, int] | None:
+        """(layers, heads) of its cross-attention, asked of the model (a Transformer's), or
+        None: a model whose attention has no layers and heads, or an ensemble."""
+        from .heads import head_shape
+
+        return head_shape(self.model)
+
+    def heads(self, sentence: str, layer: int | str | None = None,
+              head: int | str | None = None, decode: DecodeConfig | None = None,
+              **overrides: Any) -> HeadedTranslation:
+        """The translation of `sentence` (as translate) with every layer and head of its
+        cross-attention, showing `layer` and `head` (from 1; head "mean": the layer's mean;
+        default the last layer's mean): see translation/heads.py."""
+        from .heads import checked_choice, headed
+
+        choice = checked_choice(self.model, layer, head)
+        result = self.translate([checked_text(sentence, "sentence")], decode, **overrides)[0]
+        return headed(self.model, self.vocabs, sentence, result, choice)
 
     @property
     def character_level(self) -> bool:
@@ -251,12 +278,16 @@ class TranslationRun(Run):
     def settle(self, request: TranslateRequest, limits: Mapping[str, float]) -> TranslateRequest:
         """The request with the run's decode settings where it gives none, its beam at most
         limits["max_beam"]."""
+        if request.heads and self.head_shape is None:
+            from .heads import NO_HEADS
+
+            raise UserError(f"heads: {NO_HEADS}")
         decode = self.decode_settings(beam=request.beam, n_best=request.nbest)
         beam = min(decode.beam, int(limits.get("max_beam", decode.beam)))
         return request.model_copy(update={"beam": beam, "nbest": decode.n_best})
 
     def batch_key(self, request: TranslateRequest) -> tuple:
-        return request.beam, request.nbest, request.level
+        return request.beam, request.nbest, request.level, request.heads
 
     def answer_batch(self, requests: Sequence[TranslateRequest]
                      ) -> list[dict[str, Any] | UserError]:
@@ -264,6 +295,15 @@ class TranslationRun(Run):
         first = requests[0]  # a batch shares beam, nbest and level (batch_key)
         found = self.translate([request.text for request in requests], beam=first.beam,
                                n_best=first.nbest, batch_size=len(requests))
+        if first.heads:  # one teacher-forced pass per hypothesis (translation/heads.py)
+            from .heads import headed, level_heads
+
+            headed_ones = [headed(self.model, self.vocabs, request.text, result)
+                           for request, result in zip(requests, found, strict=True)]
+            return [{"hypotheses": [{**_hypothesis(h, first.level),
+                                     "heads": level_heads(h, first.level)}
+                                    for h in result.headed_hypotheses]}
+                    for result in headed_ones]
         return [{"hypotheses": [_hypothesis(h, first.level) for h in result.hypotheses]}
                 for result in found]
 
@@ -313,14 +353,20 @@ class TranslationRun(Run):
 
 
     def plot(self, example: str, output: str | os.PathLike, *, pieces: bool | None = None,
-             decode: DecodeConfig | None = None, **overrides: Any) -> list[str]:
+             layer: int | str | None = None, head: int | str | None = None,
+             heads_grid: bool = False, decode: DecodeConfig | None = None,
+             **overrides: Any) -> list[str]:
         """Translate the sentence `example` and draw its attention heatmap into `output`
-        (pieces=None: characters for a character-level run, else words)."""
+        (pieces=None: characters for a character-level run, else words); a Transformer's
+        `layer` and `head` (from 1; head "mean"; default the last layer's mean), or with
+        heads_grid every layer x head (see translation/heads.py)."""
         from .figure import plot_sentence
 
-        result, note = plot_sentence(self, example, output, pieces=pieces,
+        result, note = plot_sentence(self, example, output, pieces=pieces, layer=layer,
+                                     head=head, heads_grid=heads_grid,
                                      decode=self.decode_settings(decode, **overrides))
-        lines = [f"{example} -> {result.text}", f"heatmap: {output}"]
+        what = "heads grid" if heads_grid else "heatmap"
+        lines = [f"{example} -> {result.text}", f"{what}: {output}"]
         if note:
             lines.append(f"note: {note}; plot a shorter sentence (or --words rather than "
                          f"--pieces) to read every label")

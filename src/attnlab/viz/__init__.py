@@ -6,6 +6,7 @@ viz knows no model: callers pass numpy arrays and token strings, and get files o
 
 from attnlab.viz.buckets import bleu_by_length_figure, bleu_by_length_png
 from attnlab.viz.fonts import find_cjk_family, font_families, missing_glyphs, register_font
+from attnlab.viz.heads_grid import heads_grid_figure
 from attnlab.viz.heatmap import (
     alignment_figure,
     alignment_matrix_figure,
@@ -36,6 +37,7 @@ __all__ = [
     "bleu_by_length_png",
     "find_cjk_family",
     "font_families",
+    "heads_grid_figure",
     "heatmap_scale",
     "image_format",
     "image_attention_figure",

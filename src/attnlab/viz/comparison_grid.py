@@ -34,6 +34,7 @@ GAP = 0.2  # inches between panels
 LABEL_PAD = 0.1  # inches between token labels and cells
 TITLE_INCHES = 0.3  # a panel's title
 HEADER_INCHES = 0.6  # the figure's title and the line under it
+TITLE_LINE_INCHES = 0.2  # each further line of the title
 BAR_INCHES = 0.8  # the colour bar and its labels
 
 
@@ -79,22 +80,25 @@ def _fitting_cell(columns: int, source_len: int, label_width: float) -> float:
     return (spare - columns * label_width * MAX_FONT) / (columns * source_len)
 
 
-def grid_layout(sources: Sequence[Sequence[str]], targets: Sequence[Sequence[str]]) -> GridLayout:
+def grid_layout(sources: Sequence[Sequence[str]], targets: Sequence[Sequence[str]],
+                columns: int | None = None) -> GridLayout:
     """The layout of one panel per (source tokens, target tokens) pair: the most columns (up
-    to MAX_COLUMNS) whose cells stay at least MIN_CELL within WIDTH_INCHES, else one column."""
+    to MAX_COLUMNS) whose cells stay at least MIN_CELL within WIDTH_INCHES, else one column;
+    `columns` given: that many, the figure wider than WIDTH_INCHES when they need it."""
     source_len = max(len(tokens) for tokens in sources)
     longest = max(source_len, *(len(tokens) for tokens in targets))
     target_width = _widest([t for tokens in targets for t in tokens])
     source_width = _widest([t for tokens in sources for t in tokens])
-    for columns in range(min(MAX_COLUMNS, len(sources)), 0, -1):
-        cell = _fitting_cell(columns, source_len, target_width)
+    choices = [columns] if columns else range(min(MAX_COLUMNS, len(sources)), 0, -1)
+    for across in choices:
+        cell = _fitting_cell(across, source_len, target_width)
         if cell >= MIN_CELL:
             break
     cell = min(max(cell, MIN_CELL), MAX_CELL, MAX_PANEL_INCHES / longest)
     font = _cell_font(cell)
     left = target_width * font + LABEL_PAD if font >= MIN_FONT else 0.0
     top = (source_width * font + LABEL_PAD if font >= MIN_FONT else 0.0) + TITLE_INCHES
-    return GridLayout(columns, cell, font, left, top, left + source_len * cell + GAP)
+    return GridLayout(across, cell, font, left, top, left + source_len * cell + GAP)
 
 
 def _check_panel(label: str, weights, source: Sequence[str], target: Sequence[str]):
@@ -136,45 +140,51 @@ def _draw_panel(figure: Figure, panel, layout: GridLayout, x: float, top: float)
 
 
 def heatmap_grid_figure(panels: Sequence[tuple[str, np.ndarray, Sequence[str], Sequence[str]]],
-                        *, title: str, units: str = "words") -> Figure:
+                        *, title: str, units: str = "words", columns: int | None = None,
+                        legend: str | None = None) -> Figure:
     """One attention heatmap per member for the same sentence, on one 0..1 colour scale with a
     single colour bar; the member's label above each panel.
 
     panels: (member label, weights (target_len, source_len) with rows summing to 1, source
     tokens, target tokens). Members may translate to different lengths. A weights matrix that
     does not match its tokens is a ValueError naming the member. units: what the tokens are
-    ("words", "characters"), for the figure's legend.
+    ("words", "characters"), for the figure's legend (or `legend`, the line under the title).
+    columns: panels a row (default: as many as fit the report's column, at most MAX_COLUMNS).
     """
     if not panels:
         raise ValueError("nothing to draw: no panels.")
     panels = [(label, _check_panel(label, w, s, t), s, t) for label, w, s, t in panels]
-    layout = grid_layout([s for *_, s, _ in panels], [t for *_, t in panels])
+    layout = grid_layout([s for *_, s, _ in panels], [t for *_, t in panels], columns)
     rows = [panels[i:i + layout.columns] for i in range(0, len(panels), layout.columns)]
     heights = [layout.top + max(len(t) for *_, t in row) * layout.cell + GAP for row in rows]
     width = layout.columns * layout.column + BAR_INCHES
-    figure = Figure(figsize=(width, HEADER_INCHES + sum(heights)), dpi=DPI)
-    top = HEADER_INCHES + sum(heights)
+    extra = TITLE_LINE_INCHES * title.count("\n")  # a title of several lines pushes down
+    header = HEADER_INCHES + extra
+    figure = Figure(figsize=(width, header + sum(heights)), dpi=DPI)
+    top = header + sum(heights)
     figure.text(0.5 * (width - BAR_INCHES) / width, 1 - 0.08 / top, title, ha="center",
                 va="top", fontsize=11)
-    figure.text(0.5 * (width - BAR_INCHES) / width, 1 - 0.35 / top,
-                f"columns: source {units}; rows: the {units} each member produced", ha="center",
+    figure.text(0.5 * (width - BAR_INCHES) / width, 1 - (0.35 + extra) / top,
+                legend or f"columns: source {units}; rows: the {units} each member produced",
+                ha="center",
                 va="top", fontsize=8.5, color="#444444")
-    y = top - HEADER_INCHES
+    y = top - header
     for row, row_height in zip(rows, heights, strict=True):
         for index, panel in enumerate(row):
             image = _draw_panel(figure, panel, layout, index * layout.column + layout.left,
                                 y - layout.top)
         y -= row_height
-    _colour_bar(figure, image, layout, rows[0], top)
+    _colour_bar(figure, image, layout, rows[0], top, header)
     return figure
 
 
-def _colour_bar(figure: Figure, image, layout: GridLayout, first_row, top: float) -> None:
+def _colour_bar(figure: Figure, image, layout: GridLayout, first_row, top: float,
+                header: float = HEADER_INCHES) -> None:
     """The shared scale, beside the first row of panels, at least an inch tall."""
     width, _ = figure.get_size_inches()
     cells = max(len(t) for *_, t in first_row) * layout.cell
     length = max(cells, 1.0)
-    upper = top - HEADER_INCHES - layout.top
+    upper = top - header - layout.top
     bar = figure.add_axes(((layout.columns * layout.column + 0.05) / width,
                            (upper - length) / top, 0.15 / width, length / top))
     colour_bar = figure.colorbar(image, cax=bar)

@@ -3,6 +3,7 @@
 // and in a notebook.
 
 import { fitFigure } from "./fit.js";
+import { chosenWeights, defaultChoice, headCounts, headSelect } from "./heads.js";
 import { heatmap } from "./heatmap.js";
 import { titleOf } from "./runs.js";
 import { stack } from "./svg.js";
@@ -10,8 +11,9 @@ import { checkedAttention } from "./translation-view.js";
 
 const CARD_FRAME = 26; // a card's padding and border across (style.css), in pixels
 
-/** A card for run ({ name, mechanism }): its hypothesis' heatmap, or failure (a sentence).
- *  Returns { figure, map } (map null without attention). */
+/** A card for run ({ name, mechanism }): its hypothesis' heatmap, or failure (a sentence); a
+ *  hypothesis with heads (a Transformer's) gets a select of its layers and heads, which
+ *  redraws the heatmap. Returns { figure, map } (map null without attention; the map shown). */
 export function card(run, hypothesis, failure) {
   const figure = document.createElement("figure");
   figure.className = "card";
@@ -44,13 +46,20 @@ export function card(run, hypothesis, failure) {
     box.textContent = "No attention in this run.";
     return { figure, map: null };
   }
-  const map = heatmap({ rows: hypothesis.tokens, cols: hypothesis.source_tokens,
-    weights: attention, cell: 22 });
-  // side by side while the cards fit at their heatmaps' own size, one under another when
-  // not; a card wider than the whole row draws its heatmap smaller (fit.js)
-  figure.style.flexBasis = `${Number(map.svg.getAttribute("width")) + CARD_FRAME}px`;
-  fitFigure(box, map.svg);
-  return { figure, map };
+  const drawn = { figure, map: null };
+  const draw = (choice) => {
+    const map = heatmap({ rows: hypothesis.tokens, cols: hypothesis.source_tokens,
+      weights: choice ? chosenWeights(hypothesis.heads, choice) : attention, cell: 22 });
+    // side by side while the cards fit at their heatmaps' own size, one under another when
+    // not; a card wider than the whole row draws its heatmap smaller (fit.js)
+    figure.style.flexBasis = `${Number(map.svg.getAttribute("width")) + CARD_FRAME}px`;
+    fitFigure(box, map.svg);
+    drawn.map = map;
+  };
+  const counts = headCounts([hypothesis]);
+  if (counts) box.before(headSelect(counts, defaultChoice(counts), draw));
+  draw(counts ? defaultChoice(counts) : null);
+  return drawn;
 }
 
 /** The figure the downloads save: the cards' heatmaps side by side, each under its run. */

@@ -73,9 +73,10 @@ class CompareView {
     const failure = answer.status === "rejected" ? answer.reason.message
       : hypothesis ? null : "No translation.";
     try {
-      return { run, hypothesis, ...card(run, hypothesis, failure) };
+      // the card's own object: its select redraws card.map, which the downloads read
+      return Object.assign(card(run, hypothesis, failure), { run, hypothesis });
     } catch (error) {
-      return { run, hypothesis, ...card(run, null, error.message) };
+      return Object.assign(card(run, null, error.message), { run, hypothesis });
     }
   }
 
@@ -92,7 +93,8 @@ class CompareView {
     const ticket = ++this.generation;
     say(this.status, `Translating with ${names.length} runs…`, "busy");
     const answers = await Promise.allSettled(names.map((name) => api(TRANSLATE,
-      { json: { run: name, text, beam, nbest: 1, level } })));
+      { json: { run: name, text, beam, nbest: 1, level,
+        ...(runNamed(this.allRuns, name).heads ? { heads: true } : {}) } })));
     if (ticket !== this.generation) return; // a newer comparison started meanwhile
     const failures = answers.filter((answer) => answer.status === "rejected");
     if (failures.length === answers.length) {

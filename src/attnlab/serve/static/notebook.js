@@ -7,6 +7,7 @@
 import { CaptionResults, captionFigure, strip } from "./caption-view.js";
 import { card, compareFigure } from "./compare-view.js";
 import { explanationMap, viewName } from "./explain-view.js";
+import { choiceName, withChoice } from "./heads.js";
 import { fillLevels } from "./levels.js";
 import { readingDownload, readingFigure, readingMatrix, ReadingResults } from "./reading-view.js";
 import { stack } from "./svg.js";
@@ -51,13 +52,16 @@ function mountTranslation(view, payload, prefix, status) {
   // an explanation's attributions, given whole: the switch draws them with no request
   const explanation = payload.explanation;
   if (explanation) results.view = payload.view;
+  let choice = payload.choice ?? null; // the layer and head shown first; then the reader's
   const draw = (value) => {
     const level = levels.find((l) => l.value === value) ?? levels[0];
     say(status, level.note ?? ""); // a long input drawn smaller says so
     results.show({ name: payload.name, title: levelTitle(payload, level),
       hypotheses: level.hypotheses, data: (hypothesis) => ({ title: payload.title,
         level: level.value, hypothesis }),
-      ...(explanation ? { explain: () => explanation, views: payload.attributions } : {}) });
+      ...(explanation ? { explain: () => explanation, views: payload.attributions } : {}),
+      choice });
+    choice = null;
   };
   toggle.addEventListener("change", (event) => draw(event.target.value));
   draw(levels[0].value);
@@ -135,8 +139,9 @@ const FIGURE = {
       return translationFigure(explanationMap(payload.explanation, view),
         `${levelTitle(payload, level)} · ${viewName(view)} (|row| / max)`);
     }
-    const map = hypothesisMap(level.hypotheses[0]);
-    const title = levelTitle(payload, level);
+    const map = hypothesisMap(withChoice(level.hypotheses[0], payload.choice));
+    const heads = payload.choice ? ` · ${choiceName(payload.choice)}` : "";
+    const title = `${levelTitle(payload, level)}${heads}`;
     return map && translationFigure(map, payload.explanation ? `${title} · attention` : title);
   },
   caption({ answer, veils, size, title }) {

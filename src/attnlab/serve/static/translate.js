@@ -3,6 +3,8 @@
 // The label levels are the run's own (levels.js): characters first for a character model. At
 // the model's own pieces the heatmap's switch shows the attributions of the same output,
 // asked of POST /api/explain when chosen (each costs a few to a few dozen translations).
+// A run with heads (GET /api/runs says [layers, heads]) answers with every layer and head of
+// its cross-attention, and the heatmap offers a layer and head and the grid of them all.
 
 import { latest, say, sayError } from "./api.js";
 import { fillLevels, levelsOf, vocabularyOf } from "./levels.js";
@@ -109,6 +111,7 @@ class TranslateView {
       const answer = await this.request(TRANSLATE, { json: {
         run: run.name, text, beam: numberOf($("translate-beam")),
         nbest: numberOf($("translate-nbest")), level,
+        ...(run.heads ? { heads: true } : {}), // a Transformer's every layer and head
       } });
       this.show(answer, run, level, text);
     } catch (error) {

@@ -1,13 +1,16 @@
 // A translation's results, drawn the same on the explorer page and in a notebook: the n-best
 // list, a step slider that replays the decoding one target token at a time, the heatmap of the
 // chosen hypothesis and its downloads, and a switch that redraws the heatmap with an
-// attribution of the same output (explain-view.js). Ids inside are `${prefix}-...`, so views
+// attribution of the same output (explain-view.js); for a model with heads (a Transformer's
+// every layer and head, heads.js) a layer and head to show, and the grid of them all. Ids inside are `${prefix}-...`, so views
 // don't clash.
 
 import { ApiError } from "./api.js";
 import { downloadBar } from "./download.js";
 import { explanationMap, fillViews, viewCaption, viewName } from "./explain-view.js";
 import { fitFigure } from "./fit.js";
+import { choiceName, fillHeadControls, fittedChoice, headCounts, headsGrid, readHeadControls,
+  withChoice } from "./heads.js";
 import { heatmap } from "./heatmap.js";
 import { joinTokens, stack } from "./svg.js";
 
@@ -74,6 +77,7 @@ function markup(p) {
     </div>
     <figure class="figure">
       <fieldset id="${p}-views" class="toggle views" hidden></fieldset>
+      <fieldset id="${p}-heads" class="toggle heads" hidden></fieldset>
       <p id="${p}-views-note" class="views-note" hidden></p>
       <div id="${p}-figure" class="scroll"></div>
       <figcaption>Rows: the tokens it wrote; columns: the tokens it read. Hover or focus a
@@ -86,6 +90,7 @@ function markup(p) {
         <button type="button" data-format="png">PNG</button>
         <button type="button" data-format="json">Weights (JSON)</button>
       </div>
+      <div id="${p}-grid" class="scroll heads-scroll" hidden></div>
     </figure>`;
 }
 
@@ -95,7 +100,9 @@ function markup(p) {
  * figure, data() -> the JSON download; explain(hypothesis, index, view) -> an explanation
  * ({ source_pieces, target_pieces, views }, as POST /api/explain answers) or a Promise of one,
  * for the attributions in `views` (default: all three); without it, unavailable: why the
- * switch offers attention only (null: no switch). report(message, kind) hears of a problem.
+ * switch offers attention only (null: no switch); choice: the layer and head shown first when
+ * the hypotheses have heads ({ layer, head } from 0, head null: the layer's mean; default the
+ * last layer's mean, or what was chosen before). report(message, kind) hears of a problem.
  */
 /** text with its first letter upper-case. */
 function capital(text) {
@@ -111,6 +118,8 @@ export class TranslationResults {
     this.slider = this.part("step");
     this.switch = this.part("views");
     this.view = "attention"; // the view chosen, kept from one translation to the next
+    this.choice = null; // the layer and head chosen ({ layer, head }), kept likewise
+    this.grid = false; // whether the grid of every layer and head is shown
     this.ticket = 0; // the latest drawing asked for: an older answer arriving late is dropped
     // { name, title, hypotheses, index, map, data, view, step, explanation, answers, ... }
     this.shown = null;
@@ -128,13 +137,16 @@ export class TranslationResults {
     if (!shown?.map) return null;
     const attention = shown.view === "attention";
     const named = `${shown.title} · ${viewName(shown.view)}`; // with a switch, the view it shows
-    const title = !shown.explain ? shown.title : attention ? named : `${named} (|row| / max)`;
+    const heads = shown.counts && attention ? ` · ${choiceName(this.choice)}` : "";
+    const title = !shown.explain ? `${shown.title}${heads}`
+      : attention ? `${named}${heads}` : `${named} (|row| / max)`;
     return {
       run: shown.name,
       svg: () => translationFigure(shown.map, title),
       data: () => {
         const data = shown.data(shown.hypotheses[shown.index]);
-        return attention ? data : { ...data, view: shown.view, explanation: shown.explanation };
+        if (!attention) return { ...data, view: shown.view, explanation: shown.explanation };
+        return shown.counts ? { ...data, choice: this.choice } : data;
       },
     };
   }
@@ -160,6 +172,7 @@ export class TranslationResults {
   choose(index) {
     Object.assign(this.shown, { index, step: null });
     this.draw(this.view);
+    this.drawGrid();
   }
 
   /** Draw the chosen hypothesis in `view`: its attention at once; an attribution from the
@@ -170,7 +183,7 @@ export class TranslationResults {
     if (view === "attention" || !shown.explain || !shown.views.includes(view)) {
       let map = null;
       try {
-        map = hypothesisMap(shown.hypotheses[shown.index]);
+        map = hypothesisMap(withChoice(shown.hypotheses[shown.index], this.choice));
       } catch (error) {
         this.report(error.message, "error");
       }
@@ -205,6 +218,35 @@ export class TranslationResults {
         : "The explanation could not be shown.", "error");
       this.check(shown.view); // the switch back on what is drawn
     });
+  }
+
+  /** The grid of every layer and head of the chosen hypothesis, when asked for. */
+  drawGrid() {
+    const shown = this.shown;
+    const box = this.part("grid");
+    const hypothesis = shown.hypotheses[shown.index];
+    box.hidden = !(this.grid && shown.counts && hypothesis.heads);
+    if (box.hidden) {
+      box.replaceChildren();
+      return;
+    }
+    const hint = Object.assign(document.createElement("p"), { className: "heads-hint",
+      textContent: "Every layer and head of this output; choose one to see it above." });
+    box.replaceChildren(hint, headsGrid(hypothesis, shown.counts, this.choice,
+      (choice) => this.chooseHead(choice)));
+  }
+
+  /** Show layer and head `choice` ({ layer, head } from 0), at the step the slider is at;
+   *  `refill`: set the selects to it (a choice made in the grid). */
+  chooseHead(choice, refill = true) {
+    this.choice = choice;
+    if (refill) {
+      fillHeadControls(this.part("heads"), this.prefix, this.shown.counts, choice, this.grid);
+    }
+    this.view = "attention";
+    this.check("attention");
+    this.draw("attention");
+    this.drawGrid();
   }
 
   /** Once a "computed in" line was said for this output, each view drawn says what it is
@@ -261,11 +303,16 @@ export class TranslationResults {
   }
 
   show({ name, title, hypotheses, data, explain = null, views = null,
-    unavailable = null }) {
+    unavailable = null, choice = null }) {
     this.timed = false; // a new output: the tab says what it is
+    const counts = headCounts(hypotheses);
     this.shown = { name, title, hypotheses, data, explain, index: 0, map: null, step: null,
-      view: "attention", explanation: null, answers: new Map(),
+      view: "attention", explanation: null, answers: new Map(), counts,
       views: explain ? views ?? ["gradient", "integrated_gradients", "erasure"] : [] };
+    const heads = this.part("heads");
+    heads.hidden = !counts;
+    this.choice = counts ? fittedChoice(choice ?? this.choice, counts) : null;
+    if (counts) fillHeadControls(heads, this.prefix, counts, this.choice, this.grid);
     this.part("hypotheses").replaceChildren(...hypotheses.map((hypothesis, index) =>
       hypothesisItem(hypothesis, index, `${this.prefix}-hypothesis`)));
     const offered = explain || unavailable;
@@ -292,6 +339,15 @@ export class TranslationResults {
       if (!this.shown) return;
       this.view = event.target.value;
       this.draw(this.view);
+    });
+    this.part("heads").addEventListener("change", (event) => {
+      if (!this.shown?.counts) return;
+      if (event.target.type === "checkbox") {
+        this.grid = event.target.checked;
+        this.drawGrid();
+        return;
+      }
+      this.chooseHead(readHeadControls(this.part("heads"), this.prefix), false);
     });
     this.slider.addEventListener("input", () => {
       if (!this.shown?.map) return;

@@ -41,10 +41,19 @@ def _tokens(hypothesis: Any, level: str, vocabulary: str) -> tuple[list, list, A
     return hypothesis.target_pieces, hypothesis.source_pieces, hypothesis.attention
 
 
-def hypothesis_data(hypothesis: Any, level: str, vocabulary: str) -> dict:
+def _level_heads(heads: Mapping[str, Any] | None, level: str, vocabulary: str) -> Any:
+    """A hypothesis' heads {"piece": (L, H, T, S), "word": ...} at `level` (as _tokens)."""
+    if heads is None:
+        return None
+    return heads["word" if level == "word" and vocabulary in PIECES else "piece"]
+
+
+def hypothesis_data(hypothesis: Any, level: str, vocabulary: str,
+                    heads: Mapping[str, Any] | None = None) -> dict:
     """One hypothesis as the explorer's API gives it: text, score, tokens, source_tokens,
-    attention (target tokens, source tokens) or None; past MAX_SIDE tokens a side, drawn
-    smaller (shrink.py) and a note saying so."""
+    attention (target tokens, source tokens) or None, and with `heads` ({level: (L, H, T, S)},
+    a Transformer's every layer and head) heads, each drawn as attention is; past MAX_SIDE
+    tokens a side, drawn smaller (shrink.py) and a note saying so."""
     tokens, source, attention = _tokens(hypothesis, level, vocabulary)
     drawn = shrink(tokens, source, attention)
     name = dict(levels_of(vocabulary)).get(level, "tokens")
@@ -55,6 +64,9 @@ def hypothesis_data(hypothesis: Any, level: str, vocabulary: str) -> dict:
         "source_tokens": drawn.cols,
         "attention": rounded(drawn.weights),
     }
+    if (every := _level_heads(heads, level, vocabulary)) is not None:
+        data["heads"] = [[rounded(shrink(tokens, source, matrix).weights) for matrix in layer]
+                         for layer in every]
     note = drawn.note(f"the {len(tokens):,} {name} it wrote", f"the {len(source):,} {name} it read")
     if note:
         data["note"] = f"{note[0].upper()}{note[1:]}; .weights has every weight."
@@ -78,15 +90,21 @@ def source_text(hypothesis: Any) -> str:
 
 
 def translation_view(
-    hypotheses: Sequence[Any], vocabulary: str, title: str | None = None, name: str = "translation"
+    hypotheses: Sequence[Any], vocabulary: str, title: str | None = None,
+    name: str = "translation", *, heads: Sequence[Mapping[str, Any]] | None = None,
+    choice: tuple[int, int | None] | None = None,
 ) -> View:
     """The n-best list of one sentence (best first; each a labelled translation: text, score,
-    pieces, words and their attention), at each level of `vocabulary`."""
+    pieces, words and their attention), at each level of `vocabulary`. heads: each
+    hypothesis' every layer and head, {"piece": (L, H, T, S), "word": (L, H, T', S')}: the
+    view then offers a layer and head, `choice` (layer from 0, head from 0 or None for the
+    layer's mean) first, and the grid of them all."""
     best = hypotheses[0]
     title = title or f"{quoted(source_text(best))} → {quoted(best.text)}"
     levels: list[dict[str, Any]] = []
     for level, level_name in levels_of(vocabulary):
-        data = [hypothesis_data(h, level, vocabulary) for h in hypotheses]
+        data = [hypothesis_data(h, level, vocabulary, None if heads is None else heads[k])
+                for k, h in enumerate(hypotheses)]
         entry: dict[str, Any] = {"value": level, "name": level_name, "hypotheses": data}
         if note := _notes(data):
             entry["note"] = note
@@ -97,11 +115,11 @@ def translation_view(
         matrix_table(list(first_tokens), list(first_source), shown),
     ]
     lines += [f"{k}. {h.text} ({h.score:.3f})" for k, h in enumerate(hypotheses[1:], start=2)]
-    return View(
-        {"kind": "translation", "name": name, "title": title, "levels": levels},
-        "\n".join(lines),
-        shown,
-    )
+    payload: dict[str, Any] = {"kind": "translation", "name": name, "title": title,
+                               "levels": levels}
+    if heads is not None and choice is not None:
+        payload["choice"] = {"layer": choice[0], "head": choice[1]}
+    return View(payload, "\n".join(lines), shown)
 
 
 @dataclass
