@@ -251,6 +251,8 @@ MAKE_DATA = {
     "captioning": "attnlab data shapes --dest data/shapes",
     "dates": "attnlab data dates --dest data/dates-1950-2049 --years 1950-2049 --not-dates 0",
     "directions": "attnlab data multi30k --dest data/multi30k",
+    "eras": "attnlab data dates --dest data/dates",
+    "eras-multi30k": "attnlab data multi30k --dest data/multi30k",
     "lstmn": "attnlab data multi30k --dest data/multi30k",
     "lstmn-converge": "attnlab data multi30k --dest data/multi30k",
     "mechanisms": "attnlab data multi30k --dest data/multi30k",
