@@ -178,7 +178,7 @@ def test_plot_writes_reading_figure_and_matrix(lstmn_run, tmp_path, capsys):
     run, _ = lstmn_run
     output = tmp_path / "reading.png"
     assert main(["lm", "plot", "--run", str(run), "the dog sees the cat .",
-                 "--output", str(output), "--layer", "0"]) == 0
+                 "--output", str(output), "--layer", "1"]) == 0
     for path in (output, tmp_path / "reading-matrix.png"):
         with Image.open(path) as image:
             assert image.format == "PNG" and image.width > 100
@@ -194,8 +194,10 @@ def test_plot_of_an_lstm_or_a_bad_layer_is_one_clear_error(text_dir, tmp_path, l
     train_language_model(tiny(text_dir, "lstm", max_steps=1), run, progress=False, log=quiet)
     with pytest.raises(UserError, match="no self-attention"):
         LanguageModelRun.load(run).plot("the cat", tmp_path / "lstm.png")
-    with pytest.raises(UserError, match="2 layer"):
-        LanguageModelRun.load(lstmn_run[0]).plot("the cat", tmp_path / "lstmn.png", layer=2)
+    with pytest.raises(UserError, match=r"^--layer 3 is out of range: this model has 2 layers, 1 to 2"):
+        LanguageModelRun.load(lstmn_run[0]).plot("the cat", tmp_path / "lstmn.png", layer=3)
+    with pytest.raises(UserError, match=r"^--layer 0 is out of range"):
+        LanguageModelRun.load(lstmn_run[0]).plot("the cat", tmp_path / "lstmn.png", layer=0)
 
 
 def test_padding_does_not_change_a_sentence_score(lstmn_run):

@@ -41,8 +41,8 @@ def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
                "DIR/plots/self-attention.png)")
     parser.add_argument("--matrix", metavar="FILE",
                         help="weight matrix (default: the --output file's name with -matrix)")
-    parser.add_argument("--layer", type=int, default=-1, metavar="L",
-                        help="layer to show, from 0 (default: the top one)")
+    parser.add_argument("--layer", type=int, metavar="L",
+                        help="layer to show, from 1 (default: the top one)")
 
 
 def run_plot(args: argparse.Namespace) -> int:

@@ -69,8 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: the --output file's name with -matrix)")
     parser.add_argument("--layer", type=int, metavar="L",
                         help="a Transformer translation run: the cross-attention layer to draw, "
-                        "from 1 (default: the last); a language model: the layer to show, "
-                        "from 0 (default: the top one)")
+                        "from 1 (default: the last); a language model: the LSTMN layer to "
+                        "show, from 1 (default: the top one)")
     parser.add_argument("--head", metavar="{N,mean}",
                         help="a Transformer translation run: the head of the layer to draw, "
                         "from 1, or mean: the layer's heads averaged (the default)")

@@ -14,11 +14,13 @@ from attnlab.viz import SentenceReading, plot_reading
 
 def plot_reading_to(reading: SentenceReading, run_dir: str | os.PathLike,
                     output: str | os.PathLike | None, matrix: str | os.PathLike | None,
-                    layer: int) -> tuple[Path, Path]:
-    """plot_reading with the run's default paths and a one-sentence error for a bad layer."""
+                    layer: int | None) -> tuple[Path, Path]:
+    """plot_reading of `layer` (counted from 1, as a Transformer's layers are; None: the top
+    one) with the run's default paths and a one-sentence error for a bad layer."""
     layers = reading.weights.shape[0]
-    if not -layers <= layer < layers:
-        raise UserError(f"--layer {layer}: the model has {layers} layer(s)")
+    if layer is not None and not 1 <= layer <= layers:
+        raise UserError(f"--layer {layer} is out of range: this model has {layers} "
+                        f"layer{'s' if layers > 1 else ''}, 1 to {layers}")
     output = Path(output) if output is not None else Path(run_dir) / "self-attention.png"
     with writing(output):
-        return plot_reading(reading, output, matrix, layer)
+        return plot_reading(reading, output, matrix, -1 if layer is None else layer - 1)

@@ -133,9 +133,9 @@ class LanguageModelRun(Run):
                                source=str(path))
 
     def plot(self, example: str, output: str | os.PathLike, *, matrix: str | None = None,
-             layer: int = -1, **overrides: Any) -> list[str]:
+             layer: int | None = None, **overrides: Any) -> list[str]:
         """The LSTMN reading figure of the sentence `example` into `output`, and its weight
-        matrix (default: the output's name with -matrix)."""
+        matrix (default: the output's name with -matrix); `layer` from 1 (default: the top)."""
         from .figure import plot_reading_to
 
         if overrides:
