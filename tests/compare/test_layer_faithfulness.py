@@ -40,16 +40,16 @@ def test_each_layer_is_a_row_with_its_seeds_mean_and_sd():
     first, last, recurrent = rows[1:]
     assert first[:3] == ["Transformer", "1", "2"] and last[:3] == ["Transformer", "2 (read)", "2"]
     # flips: (2 + 2) / 10 and (4 + 4) / 10 over the two seeds of layer 1
-    assert first[column["flips: top attended"]] == "0.300 ± 0.141"
-    assert last[column["flips: top attended"]] == "0.800 ± 0.283"
-    assert first[column["flips: random other"]] == "0.100 ± 0.000"
+    assert first[column["flips: top attended %"]] == "30.0 ± 14.1"
+    assert last[column["flips: top attended %"]] == "80.0 ± 28.3"
+    assert first[column["flips: random other %"]] == "10.0 ± 0.0"
     assert first[column["permutation TVD"]] == "0.200 ± 0.000"   # means 0.2 and 0.2
     assert last[column["permutation TVD"]] == "0.600 ± 0.141"    # means 0.5 and 0.7
     assert first[column["tau: gradient x input"]] == "0.300 ± 0.141"
     assert last[column["tau: gradient x input"]] == "-"            # no sentence has one
     assert last[column["adversarial JSD"]] == "-"                  # not run
     assert recurrent[:3] == ["Bahdanau", "1", "1"]                 # its one layer
-    assert recurrent[column["flips: top attended"]] == "0.800"
+    assert recurrent[column["flips: top attended %"]] == "80.0"
 
 
 def test_html_and_markdown_carry_the_same_table_and_nothing_without_layers():

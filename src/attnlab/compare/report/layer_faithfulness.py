@@ -32,11 +32,11 @@ Figure = Callable[[dict], float | None]
 
 
 def _rate(name: str) -> Figure:
-    """The share of a layer's tested steps whose chosen token changed erasing `name`'s
-    position (an entry of attnlab.explain.controls.ERASED)."""
+    """The share in % of a layer's tested steps whose chosen token changed erasing `name`'s
+    position (an entry of attnlab.explain.controls.ERASED), as the faithfulness table's."""
     def figure(summary: dict) -> float | None:
         steps, flips = sum(summary.get("steps", [])), summary.get("flips", {}).get(name)
-        return None if flips is None or not steps else sum(flips) / steps
+        return None if flips is None or not steps else 100 * sum(flips) / steps
     return figure
 
 
@@ -51,9 +51,9 @@ def _mean(group: str, name: str | None = None) -> Figure:
 
 
 COLUMNS: dict[str, Figure] = {
-    "flips: top attended": _rate("top_attention"),
-    "flips: second attended": _rate("second_attention"),
-    "flips: random other": _rate("random"),
+    "flips: top attended %": _rate("top_attention"),
+    "flips: second attended %": _rate("second_attention"),
+    "flips: random other %": _rate("random"),
     "permutation TVD": _mean("permutation_tvd"),
     "adversarial JSD": _mean("adversarial_jsd"),
     "comprehensiveness: attention": _mean("comprehensiveness", "attention"),
@@ -78,10 +78,10 @@ def _agreement_columns(members: list[Explained]) -> dict[str, Figure]:
     return {f"tau: {LABELS.get(name, name)}": _mean("agreement", name) for name in names}
 
 
-def _cell(values: list[float | None]) -> str:
+def _cell(values: list[float | None], digits: int) -> str:
     """"0.412 ± 0.010" over the seeds that have the figure, "-" for none."""
     kept = [value for value in values if value is not None and np.isfinite(value)]
-    return spread(kept).text(3) if kept else "-"
+    return spread(kept).text(digits) if kept else "-"
 
 
 def layer_rows(members: list[Explained]) -> list[list[str]]:
@@ -96,8 +96,9 @@ def layer_rows(members: list[Explained]) -> list[list[str]]:
             summaries = [layers[index] for layers in per_seed if index < len(layers)]
             layer = f"{index + 1}" + (" (read)" if depth > 1 and index == depth - 1 else "")
             rows.append([member.label, layer, str(len(summaries)),
-                         *(_cell([figure(summary) for summary in summaries])
-                           for figure in columns.values())])
+                         *(_cell([figure(summary) for summary in summaries],
+                                 1 if name.endswith("%") else 3)   # % as the flips table's
+                           for name, figure in columns.items())])
     return rows
 
 
@@ -106,7 +107,7 @@ NOTE = (
     "cross-attention; each test changes the weights of every head of that layer alike and "
     "reads the layer's head average as its attention), a recurrent decoder's one layer. Layer "
     "1 is next to the embeddings; '(read)' marks the last, the attention the other tables "
-    "read. Flips: the share of tested steps whose chosen token changed when a position's "
+    "read. Flips: the share (%) of tested steps whose chosen token changed when a position's "
     "weight was zeroed and the rest renormalised (Serrano & Smith 2019); permutation TVD: the "
     "median total variation distance of the output over shuffles of the weights, and "
     "adversarial JSD: the farthest weights found within TVD 0.01 of the output (Jain & "
