@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = ROOT / "docs" / "results"
 # The folders `attnlab data` makes, by the name the docs' commands give them (docs/compare.md).
 DATA_FOLDERS = {"multi30k": "data/multi30k", "rwth-deen-gold": "data/rwth-deen-gold",
+                "dates": "data/dates",
                 "wmt-news-deen": "data/wmt-news-deen", "multi30k-long": "data/multi30k-long"}
 # An absolute path: a slash after a space, a bracket, a quote or a line's start.
 ABSOLUTE = re.compile(r"""(?<![\w.~/-])/(?:[\w.+-]+/)*[\w.+-]+/?""")

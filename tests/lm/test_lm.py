@@ -194,7 +194,8 @@ def test_plot_of_an_lstm_or_a_bad_layer_is_one_clear_error(text_dir, tmp_path, l
     train_language_model(tiny(text_dir, "lstm", max_steps=1), run, progress=False, log=quiet)
     with pytest.raises(UserError, match="no self-attention"):
         LanguageModelRun.load(run).plot("the cat", tmp_path / "lstm.png")
-    with pytest.raises(UserError, match=r"^--layer 3 is out of range: this model has 2 layers, 1 to 2"):
+    with pytest.raises(UserError,
+                       match=r"^--layer 3 is out of range: this model has 2 layers, 1 to 2"):
         LanguageModelRun.load(lstmn_run[0]).plot("the cat", tmp_path / "lstmn.png", layer=3)
     with pytest.raises(UserError, match=r"^--layer 0 is out of range"):
         LanguageModelRun.load(lstmn_run[0]).plot("the cat", tmp_path / "lstmn.png", layer=0)
