@@ -112,3 +112,25 @@ def translation_model(name: str, *, sizes: Sizes = SMALL, src_vocab: int = V,
     )
     torch.manual_seed(seed)
     return build_model(config, src_vocab, tgt_vocab, max_src_len=MAX_SRC_LEN, pad_id=PAD_ID)
+
+
+def tiny_model(src_vocab: int, tgt_vocab: int, decoder: str = "transformer", *,
+               layers: int = 2, heads: int = 3, seed: int = 0) -> Seq2Seq:
+    """A random float64 model in eval mode, d_model 6: a Transformer of `layers` layers and
+    `heads` heads on both sides, or a recurrent `decoder` kind with additive attention (the
+    per-layer and per-head tests' model, and their model without heads)."""
+    width = 6
+    if decoder == "transformer":
+        sides = dict(embedding_dim=width, hidden_dim=width, layers=layers, ff_dim=10,
+                     dropout=0.0, heads=heads)
+        config = ModelConfig(EncoderConfig(kind="transformer", **sides),
+                             DecoderConfig(kind="transformer", **sides,
+                                           attention=AttentionConfig(score="scaled_dot")))
+    else:
+        config = ModelConfig(EncoderConfig(embedding_dim=5, hidden_dim=3, dropout=0.0),
+                             DecoderConfig(kind=decoder, embedding_dim=5, hidden_dim=width,
+                                           dropout=0.0,
+                                           attention=AttentionConfig("additive", hidden_dim=4)))
+    torch.manual_seed(seed)
+    model = build_model(config, src_vocab, tgt_vocab, max_src_len=20)
+    return model.double().eval()

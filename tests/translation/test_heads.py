@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from attnlab.data.vocab import build_vocab
 from attnlab.errors import UserError
-from attnlab.models import AttentionConfig, DecoderConfig, EncoderConfig, ModelConfig, build_model
 from attnlab.translation import translate
 from attnlab.translation.config import DecodeConfig
 from attnlab.translation.corpus import Vocabularies
@@ -22,6 +20,7 @@ from attnlab.translation.heads import (
     headed,
     output_heads,
 )
+from models.variants import tiny_model
 
 SOURCES = ["14 mars 1998", "2 mai 03", "30 juin 1975"]
 TARGETS = ["1998-03-14", "2003-05-02", "1975-06-30"]
@@ -34,22 +33,9 @@ def vocabularies() -> Vocabularies:
 
 def tiny(vocabs: Vocabularies, decoder: str = "transformer", *, layers: int = 2,
          heads: int = 3, seed: int = 0):
-    """A random model in eval mode, d_model 6; float64 unless said."""
-    width = 6
-    if decoder == "transformer":
-        sides = dict(embedding_dim=width, hidden_dim=width, layers=layers, ff_dim=10,
-                     dropout=0.0, heads=heads)
-        config = ModelConfig(EncoderConfig(kind="transformer", **sides),
-                             DecoderConfig(kind="transformer", **sides,
-                                           attention=AttentionConfig(score="scaled_dot")))
-    else:
-        config = ModelConfig(EncoderConfig(embedding_dim=5, hidden_dim=3, dropout=0.0),
-                             DecoderConfig(kind=decoder, embedding_dim=5, hidden_dim=width,
-                                           dropout=0.0,
-                                           attention=AttentionConfig("additive", hidden_dim=4)))
-    torch.manual_seed(seed)
-    model = build_model(config, len(vocabs.src), len(vocabs.tgt), max_src_len=20)
-    return model.double().eval()
+    """A random float64 model in eval mode over `vocabs`, d_model 6 (models.variants)."""
+    return tiny_model(len(vocabs.src), len(vocabs.tgt), decoder, layers=layers, heads=heads,
+                      seed=seed)
 
 
 @pytest.mark.parametrize("beam", [1, 3])

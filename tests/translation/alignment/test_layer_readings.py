@@ -13,14 +13,7 @@ import torch
 
 from attnlab.data.vocab import build_vocab
 from attnlab.explain.explanation import ForcedText
-from attnlab.models import (
-    AttentionConfig,
-    DecoderConfig,
-    EncoderConfig,
-    ModelConfig,
-    Seq2Seq,
-    build_model,
-)
+from attnlab.models import Seq2Seq
 from attnlab.translation.alignment import AlignmentSet, GoldSet
 from attnlab.translation.alignment.extractions import extraction_scores, unit_views
 from attnlab.translation.alignment.layer_readings import (
@@ -32,6 +25,7 @@ from attnlab.translation.alignment.layer_readings import (
 from attnlab.translation.alignment.layer_views import layer_views
 from attnlab.translation.alignment.readings import READINGS, end_view
 from attnlab.translation.corpus import Vocabularies
+from models.variants import tiny_model
 
 SOURCES = ["14 mars 1998", "2 mai 03"]
 TARGETS = ["1998-03-14", "2003-05-02"]
@@ -57,21 +51,9 @@ def tiny_run(decoder: str = "transformer", *, layers: int = 2, heads: int = 3,
              seed: int = 0) -> CharacterRun:
     """A random float64 model in eval mode over character vocabularies, d_model 6."""
     vocabs = vocabularies()
-    width = 6
-    if decoder == "transformer":
-        sides = dict(embedding_dim=width, hidden_dim=width, layers=layers, ff_dim=10,
-                     dropout=0.0, heads=heads)
-        config = ModelConfig(EncoderConfig(kind="transformer", **sides),
-                             DecoderConfig(kind="transformer", **sides,
-                                           attention=AttentionConfig(score="scaled_dot")))
-    else:
-        config = ModelConfig(EncoderConfig(embedding_dim=5, hidden_dim=3, dropout=0.0),
-                             DecoderConfig(kind=decoder, embedding_dim=5, hidden_dim=width,
-                                           dropout=0.0,
-                                           attention=AttentionConfig("additive", hidden_dim=4)))
-    torch.manual_seed(seed)
-    model = build_model(config, len(vocabs.src), len(vocabs.tgt), max_src_len=20)
-    return CharacterRun(model.double().eval(), vocabs)
+    model = tiny_model(len(vocabs.src), len(vocabs.tgt), decoder, layers=layers, heads=heads,
+                       seed=seed)
+    return CharacterRun(model, vocabs)
 
 
 def pair(run: CharacterRun, index: int = 0) -> ForcedText:
