@@ -24,7 +24,7 @@ import torch
 from attnlab.data.vocab import BOS_ID, EOS_ID
 from attnlab.decode import evaluating
 from attnlab.errors import UserError
-from attnlab.models import Seq2Seq
+from attnlab.models import MultiHeadAttention, Seq2Seq
 from attnlab.viz import heads_grid_figure
 from attnlab.viz.notebook import View, translation_view
 
@@ -50,10 +50,14 @@ def _forced_heads(model: Seq2Seq, source_ids: Sequence[int],
 
 
 def head_shape(model: Seq2Seq) -> tuple[int, int] | None:
-    """(layers, heads) of the model's cross-attention, asked of the model by a one-position
-    pass; None when its decoder returns no heads (a recurrent decoder, an ensemble)."""
-    heads = _forced_heads(model, [], [BOS_ID])
-    return None if heads is None else (heads.shape[0], heads.shape[1])
+    """(layers, heads) of the model's cross-attention, asked of its decoder's attention layers;
+    None when they are no multi-head layers (a recurrent decoder) or there is no one decoder
+    (an ensemble)."""
+    decoder = getattr(model, "decoder", None)
+    layers = [] if decoder is None else decoder.attention_layers()
+    if not layers or not all(isinstance(layer, MultiHeadAttention) for layer in layers):
+        return None
+    return len(layers), cast(MultiHeadAttention, layers[0]).heads
 
 
 def output_heads(model: Seq2Seq, vocabs: Vocabularies, source: str,
