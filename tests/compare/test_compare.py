@@ -86,10 +86,10 @@ def test_report_gathers_what_is_finished_and_only_runs_one(tmp_path, dates_dir, 
                  "--quiet"]) == 0
     assert not (out / "plain").exists()
     assert (out / "bahdanau" / "seed-1" / "compare.json").is_file()
-    assert "Not finished yet:</b> plain (left out by --only)" in (out / "report.html").read_text()
+    assert "Not finished yet:</b> no attention (plain), left out by --only" in (out / "report.html").read_text()
     assert main(["compare", suite, "--dir", str(out), "--report"]) == 0
     page = (out / "report.html").read_text()
-    assert "Not finished yet:</b> plain (left out by --only)" in page and "Bahdanau" in page
+    assert "Not finished yet:</b> no attention (plain), left out by --only" in page and "Bahdanau" in page
     assert f"--dir {out} --only bahdanau</code>" in page    # as the runs were asked for
 
 
@@ -243,7 +243,7 @@ def test_several_only_run_each_and_the_report_names_its_options(tmp_path, dates_
     assert made_by == (f"`attnlab compare {suite} --dir {out} --only plain --seeds 2 "
                        f"--data {dates_dir} --scale 0.5`")
     assert "Every member trains for 5 updates, with 2 seed(s)" in markdown
-    assert "of 5 seeds" not in markdown and "bahdanau (left out by --only)" in markdown
+    assert "of 5 seeds" not in markdown and "Bahdanau (bahdanau), left out by --only" in markdown
     # the command it gives, pasted, trains nothing more and writes the same report
     records = {k: (out / "plain" / f"seed-{k}" / "compare.json").read_bytes() for k in (1, 2)}
     assert main(shlex.split(made_by.strip("`"))[1:]) == 0

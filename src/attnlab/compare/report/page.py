@@ -29,7 +29,7 @@ from ..stats.explanations import Explained, claim_tests
 from ..stats.seeds import aggregate
 from ..stats.verdicts import PairTest, Verdict, claim_verdict, matrix, pairwise
 from ..stats.verdicts import rules as rules_text
-from ..suite.definition import Suite
+from ..suite.definition import Suite, titled
 from .explanations import explanation_page, gather_explained
 from .findings import findings
 from .papers import paper_aers
@@ -54,11 +54,11 @@ def gather(suite: Suite, directory: Path, options: RunOptions
         found = [(folder, record) for folder in folders
                  if (record := read_record(folder)) is not None]
         if not found:
-            missing.append(member.name if member.name in asked else
-                           f"{member.name} (left out by --only)")
+            missing.append(member.titled if member.name in asked else
+                           f"{member.titled}, left out by --only")
             continue
         if len(found) < seeds:
-            missing.append(f"{member.name} ({len(found)} of {seeds} seeds)")
+            missing.append(f"{member.titled}, {len(found)} of {seeds} seeds")
         runs = [with_length_drop(with_exact_match(run, folder)) for folder, run in found]
         record = aggregate(runs)
         record["paper_row"] = member.paper_row   # the suite's current mapping, not the old
@@ -265,7 +265,7 @@ def _header(suite: Suite, records: list[dict], missing: list[str], command: str)
         lines.append(f"<p><b>Scale.</b> {html.escape(suite.scale_note)}</p>")
     lines.append(f"<p><b>Budget and seeds.</b> {html.escape(budget_text(suite, records))}</p>")
     if missing:
-        lines.append(f"<p><b>Not finished yet:</b> {html.escape(', '.join(missing))}. "
+        lines.append(f"<p><b>Not finished yet:</b> {html.escape('; '.join(missing))}. "
                      f"{html.escape(_rerun(command))}</p>")
     return "".join(lines)
 
@@ -494,7 +494,7 @@ def _rows_html(records: list[dict]) -> str:
 
 def _members_html(records: list[dict]) -> str:
     rows = [["member", "config", "overrides", "checkpoint scored"]]
-    rows.extend([r["name"], Path(r["config"]).name, " ".join(r["overrides"]),
+    rows.extend([titled(r["label"], r["name"]), Path(r["config"]).name, " ".join(r["overrides"]),
                  r.get("checkpoint", "-")] for r in records)
     return "<h2>Members</h2>" + html_table(rows)
 
@@ -536,5 +536,5 @@ def results_markdown(suite: Suite, records: list[dict], missing: list[str], comm
     if explained:
         lines += explanation_page(suite).markdown(explained, baseline, command)
     if missing:
-        lines += ["", f"Not finished: {', '.join(missing)}. {_rerun(command)}"]
+        lines += ["", f"Not finished: {'; '.join(missing)}. {_rerun(command)}"]
     return "\n".join(lines) + "\n"

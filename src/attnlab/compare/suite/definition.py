@@ -133,6 +133,16 @@ class Member:
     example: str | None = None      # its own example sentence (a reverse member reads the other
     #                                 language), else the suite's
 
+    @property
+    def titled(self) -> str:
+        return titled(self.label, self.name)
+
+
+def titled(label: str, name: str) -> str:
+    """A member as a report names it where the name to type (`--only NAME`) matters too:
+    'no attention (plain)'; elsewhere a report shows the label alone."""
+    return label if label == name else f"{label} ({name})"
+
 
 @dataclass
 class Suite:
