@@ -24,6 +24,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -33,6 +34,7 @@ from attnlab.data.vocab import EOS_ID
 from attnlab.explain.attribution import ForcedPair, attribution
 from attnlab.explain.faithfulness import adversarial_jsd, erasure_flips, permutation_tvd
 from attnlab.explain.forced import ForcedTranslation
+from attnlab.explain.intervene import RowEdit
 from attnlab.explain.methods import MAX_STEPS, TOLERANCE
 from attnlab.models import build_model
 from attnlab.translation.config import RunConfig
@@ -41,6 +43,15 @@ from common import DATA, REPO, gemm_rate, multi30k_config, multi30k_vocabularies
 
 sys.path.insert(0, str(REPO / "tests"))
 from explain.reference_attribution import reference_attribute  # noqa: E402  (tests/ above)
+from explain.reference_faithfulness import full_pass_read  # noqa: E402
+
+
+class FullPass(ForcedTranslation):
+    """The forced pair read as before: every copy encodes the source and runs the whole target,
+    the output layer at every position."""
+
+    def read(self, rows: torch.Tensor, edit: RowEdit | None = None) -> torch.Tensor:
+        return full_pass_read(self, rows, edit)
 
 OLD_STEPS = 32   # integrated gradients' points before they converged by default
 
@@ -116,12 +127,20 @@ def measure(run: TranslationRun, line: str, reference: str | None, table: Table,
     table.add("erasure", lambda: attribution(model, pair, "erasure"))
     if not tests:
         return
-    forced = ForcedTranslation(model, pair)
     gradient = attribution(model, pair, "gradient").values
+    if old:
+        time_tests(table, FullPass(model, pair), gradient, ", before (full passes)")
+    time_tests(table, ForcedTranslation(model, pair), gradient, "")
+
+
+def time_tests(table: Table, forced: ForcedTranslation, gradient: Any, suffix: str) -> None:
+    """Time each faithfulness test of one forced pair, its rows named with `suffix`."""
     generator = torch.Generator().manual_seed(0)
-    table.add("faithfulness: erasure flips", lambda: erasure_flips(forced, gradient, generator))
-    table.add("faithfulness: 20 permutations", lambda: permutation_tvd(forced, generator))
-    table.add("faithfulness: adversarial, 100 steps", lambda: adversarial_jsd(forced))
+    table.add(f"faithfulness: erasure flips{suffix}",
+              lambda: erasure_flips(forced, gradient, generator))
+    table.add(f"faithfulness: 20 permutations{suffix}",
+              lambda: permutation_tvd(forced, generator))
+    table.add(f"faithfulness: adversarial, 100 steps{suffix}", lambda: adversarial_jsd(forced))
 
 
 def report(table: Table, heading: str) -> None:
@@ -142,6 +161,8 @@ def report(table: Table, heading: str) -> None:
               f"integrated gradients, {OLD_STEPS} points"),
              (f"integrated gradients, {OLD_STEPS} points, before (captum)",
               f"integrated gradients, to {TOLERANCE:g} nats")]
+    pairs += [(f"faithfulness: {test}, before (full passes)", f"faithfulness: {test}")
+              for test in ("erasure flips", "20 permutations", "adversarial, 100 steps")]
     for before, now in pairs:
         if before in table.rows:
             print(f"{now}: {table.median(before) / table.median(now):.1f}x as fast as {before}")

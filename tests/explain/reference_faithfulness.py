@@ -20,6 +20,7 @@ from torch import Tensor, nn
 from attnlab.attention import as_dense
 from attnlab.data import BOS_ID, EOS_ID
 from attnlab.explain.attribution import ForcedPair, attribute, forced_pass, frozen
+from attnlab.explain.intervene import edited
 from attnlab.explain.randomisation import randomised
 from attnlab.models import LSTMN, LanguageModel, Seq2Seq
 from attnlab.models.attention_layer import Intervention
@@ -645,3 +646,16 @@ def lm_summary(model: LanguageModel, sentences: Sequence[Sequence[int]], *,
             None if np.isnan(taus).all() else float(np.nanmean(taus)))
         add_later(summary, lm_loop(model, sentence), model, positions, trained, explain, draws)
     return summary
+
+
+def full_pass_read(forced, rows, edit=None):
+    """ForcedTranslation.read as first written: every copy encodes the source and runs the whole
+    target under the edit at its own step, and the output layer runs at every position;
+    p(. | step rows[c]) of copy c (C, V)."""
+    pair, model, copies = forced.pair, forced.model, len(rows)
+    S = pair.positions
+    with edited(model, rows, edit, forced.layer):
+        out = model.all_positions(pair.src.expand(copies, S), pair.src_mask.expand(copies, S),
+                                  pair.tgt_in.expand(copies, -1))
+    probs = out.logits.exp() if model.outputs_log_probs else out.logits.softmax(-1)
+    return probs[torch.arange(copies), rows]

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from attnlab.explain.forced import ForcedSentence, ForcedTranslation
+from attnlab.explain.intervene import attention_layers, replaced
 from attnlab.explain.methods import METHODS
 from attnlab.explain.summary import faithfulness
 from attnlab.lm.faithfulness import faithfulness as lm_faithfulness
@@ -25,6 +26,8 @@ from attnlab.models import (
     ModelConfig,
     build_model,
 )
+from models.variants import VARIANTS
+from models.variants import translation_model as variant_model
 
 from . import reference_faithfulness as reference
 
@@ -139,3 +142,27 @@ def test_an_explanation_saves_its_panels(tmp_path):
         assert one.width < both.width
     with pytest.raises(ValueError, match="no view 'erasure'"):
         found.save_png(tmp_path / "x.png", views=["erasure"])
+
+
+ATTENDING = [name for name in VARIANTS if name != "none"]
+
+
+@pytest.mark.parametrize("name", ATTENDING)
+def test_a_read_is_the_full_pass_it_replaces_under_an_edit(name):
+    """ForcedTranslation.read runs each step asked once, from the decoder's state before it,
+    for the copies that ask for it; with an edit at each copy's own step (of every layer of a
+    Transformer), or none, it gives the full pass's distributions, float64, to 1e-10: steps
+    repeated and out of order, one copy, the first and the last step alone."""
+    model = variant_model(name, dropout=0.0).double().eval()
+    generator = torch.Generator().manual_seed(3)
+    pair = ForcedTranslation.of(model, [4, 5, 6, 7, 8], [5, 9, 6, 7, 10, 4]).pair
+    for layer in range(len(attention_layers(model))):
+        forced = ForcedTranslation(model, pair, layer)
+        for rows in ([4, 0, 2, 2, 5, 1, 2], [3], [5], [0]):
+            rows = torch.tensor(rows)
+            new = torch.rand(len(rows), pair.positions, generator=generator, dtype=torch.float64)
+            for edit in (replaced(new / new.sum(-1, keepdim=True)), None):
+                with torch.no_grad():
+                    torch.testing.assert_close(forced.read(rows, edit),
+                                               reference.full_pass_read(forced, rows, edit),
+                                               rtol=1e-10, atol=1e-10)

@@ -163,4 +163,5 @@ def test_erasure_and_permutation_on_a_layer_intervene_on_that_layer():
             gradient = forced.attribute("gradient", 1)
             found = erasure_flips(forced, gradient, generator)
             assert sum(found.flips.values()) == 0
-            np.testing.assert_array_equal(tvd, 0 * tvd)
+            np.testing.assert_allclose(tvd, 0 * tvd, atol=1e-12)   # to rounding: read goes
+            #                                                       step by step, own at once

@@ -30,7 +30,7 @@ from torch import Tensor
 
 from .controls import ranked, seen
 from .forced import Forced
-from .intervene import at_steps, intervening, renormalised_over
+from .intervene import renormalised_over
 
 PERCENTS = (1, 5, 10, 20, 50)   # the bins: shares of a step's positions (DeYoung et al. 2020)
 
@@ -90,8 +90,8 @@ def _aopc(forced: Forced, order: Tensor, where: Tensor, chosen: Tensor, own: Ten
     rows = steps.repeat(bins)                                                  # (B n,)
     found = []
     for keep in (where.repeat(bins, 1) & ~top, top):      # taken away; then kept alone
-        with intervening(forced.model, at_steps(rows, renormalised_over(keep)), forced.layer):
-            read = forced.read(rows).gather(1, chosen.repeat(bins).unsqueeze(1)).squeeze(1)
+        read = forced.read(rows, renormalised_over(keep))
+        read = read.gather(1, chosen.repeat(bins).unsqueeze(1)).squeeze(1)
         drop = (own.repeat(bins) - read).view(bins, n).mean(0)                 # (n,)
         found.append(drop.double().cpu().numpy())
     return Aopc(*found)

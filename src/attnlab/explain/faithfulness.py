@@ -34,7 +34,7 @@ from torch import Tensor
 from .attribution import frozen
 from .controls import ERASED, Rows, seen
 from .forced import Forced
-from .intervene import at_steps, intervening, permuted, renormalised_without, replaced
+from .intervene import permuted, renormalised_without, replaced
 
 PERMUTATIONS = 20   # shuffles per step (Jain & Wallace used 100 for a whole instance)
 EPSILON = 0.01      # adversarial attention: the most TVD of the output allowed (Jain & Wallace)
@@ -75,9 +75,8 @@ def erasure_flips(forced: Forced, gradient: np.ndarray, generator: torch.Generat
         flips, weight = {}, {}
         for name, choose in ERASED.items():
             position = choose(rows)                                            # (n,)
-            erased = at_steps(steps, renormalised_without(position))
-            with intervening(forced.model, erased, forced.layer):
-                flips[name] = int((forced.read(steps).argmax(-1) != chosen).sum())
+            erased = forced.read(steps, renormalised_without(position))
+            flips[name] = int((erased.argmax(-1) != chosen).sum())
             weight[name] = float(rows.attention.gather(1, position.unsqueeze(1)).sum())
     return ErasureFlips(len(steps), flips, weight)
 
@@ -97,9 +96,7 @@ def permutation_tvd(forced: Forced, generator: torch.Generator, *,
         orders = torch.stack([torch.cat([torch.randperm(k, generator=generator),
                                          torch.arange(k, width)])
                               for k in forced.visible().repeat(permutations).tolist()])
-        shuffle = at_steps(rows, permuted(orders.to(rows.device)))
-        with intervening(forced.model, shuffle, forced.layer):
-            shuffled = forced.read(rows)                                        # (C, V)
+        shuffled = forced.read(rows, permuted(orders.to(rows.device)))          # (C, V)
         tvd = 0.5 * (shuffled - probs[rows]).abs().sum(-1)                      # (C,)
     found: np.ndarray = tvd.view(permutations, -1).median(0).values.double().cpu().numpy()
     return found
@@ -134,8 +131,7 @@ def _adversarial_step(forced: Forced, logits: Tensor, attention: Tensor, probs: 
     `epsilon`; `best` (n,) keeps the largest JSD seen within it."""
     steps = forced.tested()
     weights = logits.softmax(-1)                                            # (n, K)
-    with intervening(forced.model, at_steps(steps, replaced(weights)), forced.layer):
-        moved = forced.read(steps)                                          # (n, V)
+    moved = forced.read(steps, replaced(weights))                           # (n, V)
     tvd = 0.5 * (moved - probs).abs().sum(-1)
     divergence = jsd(attention, weights)
     feasible = (tvd <= epsilon).detach().cpu()

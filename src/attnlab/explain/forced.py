@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -31,10 +32,11 @@ from torch import Tensor
 
 from attnlab.attention import as_dense
 from attnlab.data import BOS_ID, EOS_ID
-from attnlab.models import DecoderOutput, LanguageModel, Seq2Seq
+from attnlab.models import DecoderOutput, DecoderState, LanguageModel, Seq2Seq
 
 from .attribution import ForcedPair, attribute, frozen
 from .gradients import replaced_output
+from .intervene import RowEdit, edited, without_interventions
 
 FIRST_TESTED = 2   # a language model's first step with two earlier positions to tell apart
 
@@ -49,8 +51,9 @@ class Forced(Protocol):
     def tested(self) -> Tensor: ...         # the steps tested (n,)
     def visible(self) -> Tensor: ...        # the positions 0..k-1 each attends over: k (n,)
     def own(self) -> tuple[Tensor, Tensor]: ...   # its attention (T, K), distributions (T, V)
-    # p(. | step rows[c]) of copy c of the input, under any active intervention: (C, V)
-    def read(self, rows: Tensor) -> Tensor: ...
+    # p(. | step rows[c]) of copy c of the input, its weights at that step changed by `edit`
+    # (attnlab.explain.intervene's RowEdit, batch row c = copy c) if given: (C, V)
+    def read(self, rows: Tensor, edit: RowEdit | None = None) -> Tensor: ...
     # per tested step, one of its visible positions but top[i], uniformly drawn: (n,)
     def random_other(self, top: Tensor, generator: torch.Generator) -> Tensor: ...
     # `method`'s relevance of every position to every step: (T, K)
@@ -86,14 +89,36 @@ class ForcedTranslation:
         probs = out.logits.exp() if self.model.outputs_log_probs else out.logits.softmax(-1)
         return layer_attention(out, self.layer, pair.positions)[0], probs[0]
 
-    def read(self, rows: Tensor) -> Tensor:
-        pair, copies = self.pair, len(rows)
-        S = pair.positions
-        out = self.model.all_positions(pair.src.expand(copies, S),
-                                       pair.src_mask.expand(copies, S),
-                                       pair.tgt_in.expand(copies, -1))
-        probs = out.logits.exp() if self.model.outputs_log_probs else out.logits.softmax(-1)
-        return probs[torch.arange(copies, device=rows.device), rows]           # (C, V)
+    def read(self, rows: Tensor, edit: RowEdit | None = None) -> Tensor:
+        # Copy c changes step rows[c] only, so what comes before it is the model's own: each
+        # step asked runs once, from the decoder's state before it (one stepwise pass over the
+        # forced target, kept), for every copy that asks for it. A step costs one decoder step
+        # and one output row per copy, not a whole target and T output rows.
+        decoder, found = self.model.decoder, []
+        order = rows.argsort(stable=True)
+        steps, counts = rows[order].unique_consecutive(return_counts=True)
+        for step, copies in zip(steps.tolist(), order.split(counts.tolist()), strict=True):
+            state = self.states[step].reorder(torch.zeros_like(copies), memory=True)
+            with edited(self.model, rows[copies], edit, self.layer, copies):
+                logits, _, _ = decoder.step(self.pair.tgt_in[0, step].expand(len(copies)),
+                                            state)                           # (copies, V)
+            found.append(logits)
+        logits = torch.cat(found)[order.argsort()]                           # (C, V)
+        return logits.exp() if self.model.outputs_log_probs else logits.softmax(-1)
+
+    @cached_property
+    def states(self) -> list[DecoderState]:
+        """The decoder's state before each step of the forced target, from one stepwise pass
+        with the model's own attention (outside any graph: nothing differentiates through the
+        prefix). `own` reads the same steps in one pass: the two agree to rounding."""
+        decoder, tokens = self.model.decoder, self.pair.tgt_in
+        with torch.no_grad(), without_interventions(self.model):
+            state = decoder.start(self.model.encode(self.pair.src, self.pair.src_mask))
+            found = []
+            for step in range(self.pair.steps):
+                found.append(state)
+                _, _, state = decoder.step(tokens[:, step], state)
+        return found
 
     def random_other(self, top: Tensor, generator: torch.Generator) -> Tensor:
         draw = torch.randint(0, self.pair.positions - 1, top.shape, generator=generator)
@@ -138,10 +163,11 @@ class ForcedSentence:
             raise ValueError("the self-attention tests need an LSTMN language model")
         return out.attention[self.layer, 0], out.logits[0].softmax(-1)     # (T, T), (T, V)
 
-    def read(self, rows: Tensor) -> Tensor:
+    def read(self, rows: Tensor, edit: RowEdit | None = None) -> Tensor:
         T, copies = self.steps, len(rows)
-        features = self.model.read(self.inputs.expand(copies, T),
-                                   self.mask.expand(copies, T)).outputs     # (C, T, H)
+        with edited(self.model, rows, edit, self.layer):
+            features = self.model.read(self.inputs.expand(copies, T),
+                                       self.mask.expand(copies, T)).outputs  # (C, T, H)
         chosen = features[torch.arange(copies, device=rows.device), rows]   # (C, H)
         return self.model.output(chosen).softmax(-1)
 

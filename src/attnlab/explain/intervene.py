@@ -81,6 +81,39 @@ def intervening(model: Seq2Seq | LanguageModel, intervention: Intervention,
         hooked.intervention = before
 
 
+@contextlib.contextmanager
+def without_interventions(model: Seq2Seq | LanguageModel) -> Iterator[None]:
+    """Within the block every attention layer of the model reads its own weights."""
+    layers = attention_layers(model)
+    before = [layer.intervention for layer in layers]
+    for layer in layers:
+        layer.intervention = None
+    try:
+        yield
+    finally:
+        for layer, intervention in zip(layers, before, strict=True):
+            layer.intervention = intervention
+
+
+def edited(model: Seq2Seq | LanguageModel, rows: Tensor, edit: RowEdit | None, layer: int,
+           copies: Tensor | None = None) -> contextlib.AbstractContextManager[None]:
+    """Batch row b's weights at step rows[b] of attention layer `layer` changed by `edit`
+    (nothing changed without one), which sees row b as copy copies[b] (default b): a forced
+    reading that runs a subset of its copies hands `edit` their places among all of them."""
+    if edit is None:
+        return contextlib.nullcontext()
+    if copies is not None:
+        edit = _renumbered(edit, copies)
+    return intervening(model, at_steps(rows, edit), layer)
+
+
+def _renumbered(edit: RowEdit, copies: Tensor) -> RowEdit:
+    def renumbered(weights: Tensor, mask: Tensor, batch: Tensor) -> Tensor:
+        return edit(weights, mask, copies[batch])
+
+    return renumbered
+
+
 def uniform(weights: Tensor, mask: Tensor, step: int) -> Tensor:
     """Equal weight on every real position (Wiegreffe & Pinter 2019's baseline)."""
     real = mask.to(weights.dtype).unsqueeze(1).expand_as(weights)  # (B, Tq, K)
