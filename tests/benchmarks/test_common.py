@@ -102,6 +102,7 @@ def test_calibration_refuses_before_it_simulates(argv, says, capsys):
     assert capsys.readouterr().err.splitlines()[-1].endswith(f"error: {says}")
 
 
+@pytest.mark.slow   # a whole process importing torch and scipy: the refusals above run in-process
 def test_calibration_refuses_as_a_command_without_a_traceback():
     done = run_script("calibration.py", "--sims", "0")
     assert done.returncode == 2 and done.stdout == ""

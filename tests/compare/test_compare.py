@@ -86,10 +86,11 @@ def test_report_gathers_what_is_finished_and_only_runs_one(tmp_path, dates_dir, 
                  "--quiet"]) == 0
     assert not (out / "plain").exists()
     assert (out / "bahdanau" / "seed-1" / "compare.json").is_file()
-    assert "Not finished yet:</b> no attention (plain), left out by --only" in (out / "report.html").read_text()
+    unfinished = "Not finished yet:</b> no attention (plain), left out by --only"
+    assert unfinished in (out / "report.html").read_text()
     assert main(["compare", suite, "--dir", str(out), "--report"]) == 0
     page = (out / "report.html").read_text()
-    assert "Not finished yet:</b> no attention (plain), left out by --only" in page and "Bahdanau" in page
+    assert unfinished in page and "Bahdanau" in page
     assert f"--dir {out} --only bahdanau</code>" in page    # as the runs were asked for
 
 
