@@ -15,6 +15,7 @@ import torch
 from attnlab.explain.forced import ForcedSentence, ForcedTranslation
 from attnlab.explain.intervene import attention_layers, replaced
 from attnlab.explain.methods import METHODS
+from attnlab.explain.randomisation import randomised
 from attnlab.explain.summary import faithfulness
 from attnlab.lm.faithfulness import faithfulness as lm_faithfulness
 from attnlab.models import (
@@ -166,3 +167,17 @@ def test_a_read_is_the_full_pass_it_replaces_under_an_edit(name):
                     torch.testing.assert_close(forced.read(rows, edit),
                                                reference.full_pass_read(forced, rows, edit),
                                                rtol=1e-10, atol=1e-10)
+
+
+def test_a_read_after_the_weights_change_reads_the_new_weights():
+    """The states a read continues are made again when the weights change in place (as the
+    randomisation check changes them): never the old model's prefix under new weights."""
+    model = variant_model("luong-feed-general", dropout=0.0).double().eval()
+    forced = ForcedTranslation.of(model, [4, 5, 6, 7], [5, 9, 6, 7])
+    rows = torch.tensor([3, 1])
+    with torch.no_grad():
+        before = forced.read(rows)
+        with randomised(model, torch.Generator().manual_seed(0)):
+            torch.testing.assert_close(forced.read(rows), reference.full_pass_read(forced, rows),
+                                       rtol=1e-10, atol=1e-10)
+        torch.testing.assert_close(forced.read(rows), before, rtol=0, atol=0)

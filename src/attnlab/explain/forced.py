@@ -22,8 +22,7 @@ same whichever layer is read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -68,6 +67,7 @@ class ForcedTranslation:
     model: Seq2Seq
     pair: ForcedPair
     layer: int = -1
+    kept: dict = field(default_factory=dict, compare=False, repr=False)   # see `states`
 
     @classmethod
     def of(cls, model: Seq2Seq, source_ids: Sequence[int], target_ids: Sequence[int],
@@ -106,11 +106,20 @@ class ForcedTranslation:
         logits = torch.cat(found)[order.argsort()]                           # (C, V)
         return logits.exp() if self.model.outputs_log_probs else logits.softmax(-1)
 
-    @cached_property
+    @property
     def states(self) -> list[DecoderState]:
         """The decoder's state before each step of the forced target, from one stepwise pass
         with the model's own attention (outside any graph: nothing differentiates through the
-        prefix). `own` reads the same steps in one pass: the two agree to rounding."""
+        prefix), kept while the weights are those it was made with (the randomisation check
+        changes them in place). `own` reads the same steps in one pass: the two agree to
+        rounding."""
+        version = tuple(parameter._version for parameter in self.model.parameters())
+        kept = self.kept.get("states")
+        if kept is None or kept[0] != version:
+            self.kept["states"] = kept = (version, self._stepwise())
+        return kept[1]
+
+    def _stepwise(self) -> list[DecoderState]:
         decoder, tokens = self.model.decoder, self.pair.tgt_in
         with torch.no_grad(), without_interventions(self.model):
             state = decoder.start(self.model.encode(self.pair.src, self.pair.src_mask))
