@@ -171,15 +171,6 @@ SUITE_RULE = ("The suite's claim is reproduced when every pair it names is (each
               "inconclusive otherwise.")
 
 
-def relation_of(entry: dict) -> str | None:
-    """The kind of an `expect:` entry (the one RELATIONS key it has), else None."""
-    kinds = [name for name in RELATIONS if name in entry]
-    if len(kinds) != 1 or not any(set(entry) == keys for keys in RELATIONS[kinds[0]].keys(
-            kinds[0])):
-        return None
-    return kinds[0]
-
-
 def entry_forms() -> str:
     """"{better: A, than: B, metric: M}, ... or {no_worse: ...}" for a message."""
     forms = [relation.example(name) for name, relation in RELATIONS.items()]
