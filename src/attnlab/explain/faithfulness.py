@@ -15,8 +15,10 @@ at every tested step t, over the K positions step t attends to:
 - agreement: Kendall's tau between a step's attention and the magnitude of an attribution
   (attnlab.explain.attribution), over the positions.
 
-Each intervention changes one step of one copy of the input (copy c at step rows[c];
-attnlab.explain.intervene), so a sentence costs one teacher-forced pass per test, not T.
+Each intervention changes one step of one copy of the input (copy c at step rows[c]: `edit`
+of the reading's `read`, attnlab.explain.intervene), so what comes before that step is the
+model's own: a translation reads each copy as one decoder step from its kept state
+(attnlab.explain.forced), an LSTMN sentence as one pass of all copies.
 The uniform-attention baseline (Wiegreffe & Pinter 2019) changes every step of a reading; it is
 `intervening(model, uniform)` around it (attnlab.explain.intervene).
 """
