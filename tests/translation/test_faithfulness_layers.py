@@ -59,3 +59,24 @@ def test_uniform_translations_hook_the_layer_asked_for_and_only_while_translatin
     uniform_translations(run, list(OUTPUTS))
     assert seen == [[True, False], [False, True]]
     assert not any(found.intervention is not None for found in attention_layers(run.model))
+
+
+def test_the_attributions_of_a_sentence_are_computed_once_for_every_layer(monkeypatch):
+    """The output's attributions to the source are the same whichever layer is read: once per
+    sentence, plus the randomisation check's own per layer (its model is another)."""
+    from attnlab.explain.forced import ForcedTranslation
+
+    calls: list[int] = []
+    attribute = ForcedTranslation.attribute
+
+    def counted(self, method, steps):
+        calls.append(self.layer)
+        return attribute(self, method, steps)
+
+    monkeypatch.setattr(ForcedTranslation, "attribute", counted)
+    run = stand_in(TRANSFORMER)
+    faithfulness_per_layer(run, list(OUTPUTS), limit=2, adversarial=0, methods=["gradient"],
+                           steps=4)
+    # per sentence: the trained model's once (read through the last layer), then the
+    # randomised model's through each of the 2 layers
+    assert calls == [1, 0, 1] * 2

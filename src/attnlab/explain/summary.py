@@ -31,7 +31,7 @@ from .faithfulness import (
 )
 from .forced import Forced
 from .methods import STEPS
-from .randomisation import survival, views
+from .randomisation import survival
 
 # 2: the erasure test's controls of comparable weight and the weight each erased, ERASER's
 # comprehensiveness and sufficiency, the model-randomisation check (1: before them)
@@ -99,27 +99,69 @@ def faithfulness(readings: Iterable[Forced], *, adversarial: int | None = None,
     `adversarial` (none when None), agreement with gradient x input always (the erasure test
     ranks by it) and with the other `methods` (integrated gradients with `steps` points),
     ERASER, and the randomisation check of attention and of those attributions."""
-    generator = torch.Generator().manual_seed(seed)
-    # the draws of the tests added later, apart, so that the first ones draw as they did
-    draws = torch.Generator().manual_seed(seed + 1)
-    summary = FaithfulnessSummary(adversarial_jsd=None if adversarial is None else [])
-    names = list(dict.fromkeys(["gradient", *methods]))
-    summary.randomisation = {name: [] for name in ["attention", *names]}
+    tests = _Tests(adversarial, methods, steps, seed)
     for index, forced in enumerate(readings):
-        trained = views(forced, names, steps)                   # attention, each (T, K)
+        tests.add(index, forced, attributions(forced, tests.names, steps))
+        if tick is not None:
+            tick(1)
+    return tests.summary
+
+
+def faithfulness_layers(sentences: Iterable[Sequence[Forced]], *,
+                        adversarial: int | None = None, methods: Sequence[str] = (),
+                        steps: int = STEPS, seed: int = 0,
+                        tick: Callable[[int], None] | None = None
+                        ) -> list[FaithfulnessSummary]:
+    """`faithfulness` of each attention layer: `sentences` gives, per sentence, one reading
+    per layer (the same sentence and output, first layer to last). Each layer's summary is
+    what `faithfulness` gives on its readings alone, draws included; the attributions, of the
+    output to the input whichever layer is read, are computed once per sentence. `tick`
+    counts sentences of every layer."""
+    layers: list[_Tests] = []
+    for index, readings in enumerate(sentences):
+        layers = layers or [_Tests(adversarial, methods, steps, seed) for _ in readings]
+        shared = attributions(readings[-1], layers[0].names, steps)
+        for tests, forced in zip(layers, readings, strict=True):
+            tests.add(index, forced, shared)
+            if tick is not None:
+                tick(1)
+    return [tests.summary for tests in layers]
+
+
+def attributions(forced: Forced, names: Sequence[str], steps: int) -> dict[str, np.ndarray]:
+    """Each attribution of `names` of the reading (T, K): the output's to the input."""
+    return {name: forced.attribute(name, steps) for name in names}
+
+
+class _Tests:
+    """One summary's tests and draws, added to a reading at a time."""
+
+    def __init__(self, adversarial: int | None, methods: Sequence[str], steps: int,
+                 seed: int) -> None:
+        self.adversarial, self.steps, self.seed = adversarial, steps, seed
+        self.generator = torch.Generator().manual_seed(seed)
+        # the draws of the tests added later, apart, so that the first ones draw as they did
+        self.draws = torch.Generator().manual_seed(seed + 1)
+        self.summary = FaithfulnessSummary(adversarial_jsd=None if adversarial is None else [])
+        self.names = list(dict.fromkeys(["gradient", *methods]))
+        self.summary.randomisation = {name: [] for name in ["attention", *self.names]}
+
+    def add(self, index: int, forced: Forced, found: dict[str, np.ndarray]) -> None:
+        """The tests on reading number `index`, `found` its attributions (`attributions`)."""
+        summary, generator, draws = self.summary, self.generator, self.draws
+        with torch.no_grad():
+            attention = forced.own()[0].double().cpu().numpy()
+        trained = {"attention": attention, **found}                  # each (T, K)
         summary.add_erasure(erasure_flips(forced, trained["gradient"], generator, draws))
         summary.permutation_tvd.append(_mean(permutation_tvd(forced, generator)))
-        if summary.adversarial_jsd is not None and index < (adversarial or 0):
-            summary.adversarial_jsd.append(float(adversarial_jsd(forced, seed=seed).mean()))
-        for method in names:
+        if summary.adversarial_jsd is not None and index < (self.adversarial or 0):
+            summary.adversarial_jsd.append(float(adversarial_jsd(forced, seed=self.seed).mean()))
+        for method in self.names:
             taus = step_agreement(forced, trained["attention"], trained[method])
             summary.agreement.setdefault(method, []).append(_mean(taus))
         summary.add_eraser(forced, draws)
-        for view, taus in survival(forced, trained, draws, steps).items():
+        for view, taus in survival(forced, trained, draws, self.steps).items():
             summary.randomisation[view].append(_mean(taus))
-        if tick is not None:
-            tick(1)
-    return summary
 
 
 def _mean(values: np.ndarray) -> float | None:

@@ -21,11 +21,13 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from attnlab.data.vocab import EOS_ID
+from attnlab.explain.attribution import ForcedPair
 from attnlab.explain.forced import ForcedTranslation
 from attnlab.explain.intervene import attention_layers, intervening, uniform
 from attnlab.explain.methods import METHODS
 from attnlab.explain.summary import FaithfulnessSummary
 from attnlab.explain.summary import faithfulness as summarise
+from attnlab.explain.summary import faithfulness_layers as summarise_layers
 
 from .protocol import TranslatingRun
 from .translate import TranslationResult
@@ -53,12 +55,13 @@ def faithfulness_per_layer(run: TranslatingRun, sources: Sequence[str], *, limit
                            ) -> list[FaithfulnessSummary]:
     """`faithfulness` on every attention layer of the run's model, first to last, on the same
     translations (made once) and with the same draws: the last is `faithfulness`'s summary. The
-    attributions (of the output to the source, whichever layer is read) are computed again per
-    layer: L layers cost about L times one. `tick` counts sentences of every layer."""
-    pairs = forced_pairs(run, sources, limit)
-    return [summarise(_readings(run, pairs, layer), adversarial=adversarial, methods=methods,
-                      steps=steps, seed=seed, tick=tick)
-            for layer in range(len(attention_layers(run.model)))]
+    attributions (of the output to the source, whichever layer is read) are computed once per
+    sentence. `tick` counts sentences of every layer."""
+    layers = range(len(attention_layers(run.model)))
+    sentences = ([ForcedTranslation(run.model, pair, layer) for layer in layers]
+                 for pair in _forced(run, forced_pairs(run, sources, limit)))
+    return summarise_layers(sentences, adversarial=adversarial, methods=methods, steps=steps,
+                            seed=seed, tick=tick)
 
 
 def forced_pairs(run: TranslatingRun, sources: Sequence[str],
@@ -71,8 +74,15 @@ def forced_pairs(run: TranslatingRun, sources: Sequence[str],
 
 def _readings(run: TranslatingRun, pairs: list[tuple[list[int], list[int]]],
               layer: int) -> Iterator[ForcedTranslation]:
+    for pair in _forced(run, pairs):
+        yield ForcedTranslation(run.model, pair, layer)
+
+
+def _forced(run: TranslatingRun, pairs: list[tuple[list[int], list[int]]]
+            ) -> Iterator[ForcedPair]:
+    device = next(run.model.parameters()).device
     for source, target in pairs:
-        yield ForcedTranslation.of(run.model, source, target, layer)
+        yield ForcedPair.of(source, target, device)
 
 
 def uniform_translations(run: TranslatingRun, sources: Sequence[str], *, layer: int = -1,
