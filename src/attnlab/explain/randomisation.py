@@ -48,11 +48,20 @@ def randomised(model: nn.Module, generator: torch.Generator) -> Iterator[None]:
 
 def views(forced: Forced, methods: Sequence[str], steps: int) -> dict[str, np.ndarray]:
     """Attention (T, K) and each attribution of `methods` (T, K) of the reading, as numpy."""
+    return {"attention": attention_view(forced), **attributions(forced, methods, steps)}
+
+
+def attention_view(forced: Forced) -> np.ndarray:
+    """The reading's attention (T, K), as numpy."""
     with torch.no_grad():
-        found = {"attention": forced.own()[0].double().cpu().numpy()}
-    for method in methods:
-        found[method] = forced.attribute(method, steps)
+        found: np.ndarray = forced.own()[0].double().cpu().numpy()
     return found
+
+
+def attributions(forced: Forced, methods: Sequence[str], steps: int) -> dict[str, np.ndarray]:
+    """Each attribution of `methods` of the reading (T, K): the output's to the input, the same
+    whichever attention layer the reading reads."""
+    return {method: forced.attribute(method, steps) for method in methods}
 
 
 def survival(forced: Forced, trained: Mapping[str, np.ndarray], generator: torch.Generator,

@@ -31,7 +31,7 @@ from .faithfulness import (
 )
 from .forced import Forced
 from .methods import STEPS
-from .randomisation import survival
+from .randomisation import attention_view, attributions, survival
 
 # 2: the erasure test's controls of comparable weight and the weight each erased, ERASER's
 # comprehensiveness and sufficiency, the model-randomisation check (1: before them)
@@ -128,11 +128,6 @@ def faithfulness_layers(sentences: Iterable[Sequence[Forced]], *,
     return [tests.summary for tests in layers]
 
 
-def attributions(forced: Forced, names: Sequence[str], steps: int) -> dict[str, np.ndarray]:
-    """Each attribution of `names` of the reading (T, K): the output's to the input."""
-    return {name: forced.attribute(name, steps) for name in names}
-
-
 class _Tests:
     """One summary's tests and draws, added to a reading at a time."""
 
@@ -149,9 +144,7 @@ class _Tests:
     def add(self, index: int, forced: Forced, found: dict[str, np.ndarray]) -> None:
         """The tests on reading number `index`, `found` its attributions (`attributions`)."""
         summary, generator, draws = self.summary, self.generator, self.draws
-        with torch.no_grad():
-            attention = forced.own()[0].double().cpu().numpy()
-        trained = {"attention": attention, **found}                  # each (T, K)
+        trained = {"attention": attention_view(forced), **found}     # each (T, K)
         summary.add_erasure(erasure_flips(forced, trained["gradient"], generator, draws))
         summary.permutation_tvd.append(_mean(permutation_tvd(forced, generator)))
         if summary.adversarial_jsd is not None and index < (self.adversarial or 0):

@@ -84,7 +84,6 @@ def table_notes(records: list[dict]) -> list[str]:
 def diagonal_aers(records: list[dict]) -> dict[str, tuple[dict, float, int]]:
     """Each gold set's (record, AER of the diagonal aligner, pairs), from a member's per-pair
     counts of it."""
-
     from ..stats.across_seeds import aer_scorer
 
     found: dict[str, tuple[dict, float, int]] = {}
