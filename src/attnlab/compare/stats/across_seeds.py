@@ -292,8 +292,10 @@ def _resampled(a: np.ndarray, b: np.ndarray, score: Scorer, samples: int,
     for start in range(0, samples, 64):  # (64, n) indices at a time
         count = min(64, samples - start)
         # each resample as counts per sentence: summing stats is then one matrix product
-        weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n)
-                            for _ in range(count)]).astype(float)  # (count, n)
+        # (one draw of (count, n) is the same numbers as count draws of n)
+        drawn = rng.integers(0, n, (count, n)) + n * np.arange(count)[:, None]
+        weights = np.bincount(drawn.ravel(), minlength=count * n).reshape(count, n)
+        weights = weights.astype(float)                               # (count, n)
         block = slice(start, start + count)
         scores_a[block] = score(np.einsum("rn,snk->rsk", weights, a))
         scores_b[block] = score(np.einsum("rn,snk->rsk", weights, b))
