@@ -632,3 +632,25 @@ def test_a_negative_variance_component_is_reported_and_truncated_at_zero():
     assert not ordinary.negative_test_variance and ordinary.test_variance_note is None
     # a record made by hand carries no raw value and no flag
     assert not _comparison(1.0, 0.0).negative_test_variance
+
+
+def test_the_bootstrap_draws_the_resamples_one_by_one_as_it_says():
+    """The resamples drawn a block at a time are the ones drawn one at a time (each as counts
+    per sentence, the same generator), so a report's intervals do not move with the block."""
+    from attnlab.compare.stats.across_seeds import _resampled
+
+    rng = np.random.default_rng(3)
+    a, b = rng.random((3, 17, 2)), rng.random((2, 17, 2))   # (runs, sentences, stats)
+
+    def score(summed):                                      # (resamples, runs, stats)
+        return summed[..., 0] / summed[..., 1]
+
+    draws = np.random.default_rng(11)
+    expected_a, expected_b = [], []
+    for _ in range(100):
+        weights = np.bincount(draws.integers(0, 17, 17), minlength=17).astype(float)
+        expected_a.append(score(np.einsum("n,snk->sk", weights, a)[None])[0])
+        expected_b.append(score(np.einsum("n,snk->sk", weights, b)[None])[0])
+    found_a, found_b = _resampled(a, b, score, 100, 11)
+    np.testing.assert_allclose(found_a, np.array(expected_a), rtol=1e-12)
+    np.testing.assert_allclose(found_b, np.array(expected_b), rtol=1e-12)
