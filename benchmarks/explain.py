@@ -54,6 +54,7 @@ class FullPass(ForcedTranslation):
         return full_pass_read(self, rows, edit)
 
 OLD_STEPS = 32   # integrated gradients' points before they converged by default
+FLOOR = "floor: a forward pass of min(T, S) copies"
 
 
 def timed(work: Callable[[], object]) -> tuple[float, object]:
@@ -112,6 +113,7 @@ def measure(run: TranslationRun, line: str, reference: str | None, table: Table,
         table.add("gradient x input, before (captum)",
                   lambda: reference_attribute(model, pair, "gradient"))
     table.add("gradient x input", lambda: attribution(model, pair, "gradient"))
+    table.add(FLOOR, lambda: copies_forward(model, pair))
     if old:
         table.add(f"integrated gradients, {OLD_STEPS} points, before (captum)",
                   lambda: reference_attribute(model, pair, "integrated_gradients",
@@ -131,6 +133,20 @@ def measure(run: TranslationRun, line: str, reference: str | None, table: Table,
     if old:
         time_tests(table, FullPass(model, pair), gradient, ", before (full passes)")
     time_tests(table, ForcedTranslation(model, pair), gradient, "")
+
+
+def copies_forward(model: Any, pair: ForcedPair) -> torch.Tensor:
+    """The least an exact gradient x input can cost: its T x S values are a Jacobian, and
+    pushing min(T, S) directions through the model's linearisation (forward or reverse)
+    multiplies each of its matrices by min(T, S) vectors, as a forward pass of min(T, S)
+    copies does. The output layer is left out, as the attributions' backward leaves it."""
+    n = min(pair.steps, pair.positions)
+    decoder = model.decoder
+    with torch.no_grad():
+        encoded = model.encode(pair.src.expand(n, -1), pair.src_mask.expand(n, -1))
+        features, _, _ = decoder.run(decoder.embedding(pair.tgt_in.expand(n, -1)),
+                                     decoder.start(encoded))
+    return features
 
 
 def time_tests(table: Table, forced: ForcedTranslation, gradient: Any, suffix: str) -> None:
@@ -166,6 +182,8 @@ def report(table: Table, heading: str) -> None:
     for before, now in pairs:
         if before in table.rows:
             print(f"{now}: {table.median(before) / table.median(now):.1f}x as fast as {before}")
+    print(f"gradient x input: {table.median('gradient x input') / table.median(FLOOR):.1f}x "
+          f"the {FLOOR}")
 
 
 def arguments() -> argparse.ArgumentParser:

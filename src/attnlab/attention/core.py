@@ -6,6 +6,8 @@ all-zero weights (and a zero context), never NaN, so padded rows cannot poison a
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import Tensor
 
@@ -17,13 +19,34 @@ def masked_softmax(scores: Tensor, mask: Tensor | None = None) -> Tensor:
     Returns weights shaped like scores: rows sum to 1 over real positions, and a row with no real
     position is all zeros.
     """
-    if mask is None:
-        return torch.softmax(scores, dim=-1)
-    # A finite fill (not -inf) keeps an all-masked row finite through softmax and its backward;
-    # the masked_fill afterwards makes the zeros exact.
-    lowest = torch.finfo(scores.dtype).min
-    weights = torch.softmax(scores.masked_fill(~mask, lowest), dim=-1)
-    return weights.masked_fill(~mask, 0.0)
+    weights: Tensor = _MaskedSoftmax.apply(scores, mask)  # type: ignore[no-untyped-call]
+    return weights
+
+
+class _MaskedSoftmax(torch.autograd.Function):
+    """`masked_softmax` with its backward written as products and sums, y (g - sum(g y)):
+    the same numbers as autograd's, but the gradients of many output rows at once
+    (attnlab.explain.gradients, a backward batched over rows) then run batched, where
+    softmax's and masked_fill's own backward fall back to one row at a time."""
+
+    @staticmethod
+    def forward(ctx: Any, scores: Tensor, mask: Tensor | None) -> Tensor:
+        if mask is None:
+            weights = torch.softmax(scores, dim=-1)
+        else:
+            # A finite fill (not -inf) keeps an all-masked row finite through softmax; the
+            # masked_fill afterwards makes the zeros exact.
+            lowest = torch.finfo(scores.dtype).min
+            weights = torch.softmax(scores.masked_fill(~mask, lowest), dim=-1)
+            weights = weights.masked_fill(~mask, 0.0)
+        ctx.save_for_backward(weights)
+        return weights
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
+        weights: Tensor = ctx.saved_tensors[0]   # 0 where masked: so is the gradient there
+        product = grad * weights
+        return product - weights * product.sum(-1, keepdim=True), None
 
 
 def attend(scores: Tensor, values: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor]:

@@ -68,7 +68,16 @@ class AddTanh(torch.autograd.Function):
         out: Tensor = ctx.saved_tensors[0]
         grad = grad * (1 - out * out)  # d tanh(x) / dx = 1 - tanh(x)^2
         shape_a, shape_b = ctx.shapes
-        return grad.sum_to_size(shape_a), grad.sum_to_size(shape_b)
+        return sum_to(grad, shape_a), sum_to(grad, shape_b)
+
+
+def sum_to(grad: Tensor, shape: torch.Size) -> Tensor:
+    """grad summed over the axes `shape` broadcast over (sum_to_size, but with sum, which a
+    backward batched over rows with vmap runs batched; sum_to_size runs one row at a time)."""
+    lead = grad.dim() - len(shape)
+    axes = [*range(lead), *(lead + i for i, size in enumerate(shape)
+                            if size == 1 and grad.shape[lead + i] != 1)]
+    return grad.sum(axes, keepdim=True).view(shape) if axes else grad
 
 
 def add_tanh(a: Tensor, b: Tensor) -> Tensor:

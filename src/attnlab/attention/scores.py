@@ -209,7 +209,9 @@ class Additive(Score):
 
     def compare(self, query: Tensor, keys: Tensor) -> Tensor:
         hidden = add_tanh(query, keys)  # tanh(W_a q + U_a k): (B, Tq, W, H)
-        return hidden @ self.v.weight.squeeze(0)  # (B, Tq, W)
+        # v as a (H, 1) matrix, not a vector: a matrix-vector product's backward (an outer
+        # product) runs one row at a time under a backward batched over rows
+        return (hidden @ self.v.weight.T).squeeze(-1)  # (B, Tq, W)
 
 
 class Location(Score):

@@ -17,11 +17,14 @@ point. Here:
   decoder's backward stops there and the encoder's runs once for all rows.
 Batches are sized by what they hold (BACKWARD_CELLS, FORWARD_CELLS): on a Multi30k-sized
 model about 50 rows x points per backward, whose tensors then stay in cache, and about 20
-points per forward. Measured there (benchmarks/explain.py, RWTH sentences, one thread): a
-32-point integrated gradients 2.9x as fast as captum's, gradient x input (one point, T rows)
-no faster. What is left is the backward itself: every row goes back through each decoder step
-before its own, for additive attention through a (positions x 512) tanh at each, and through
-the packed encoder, whose backward fills a copy of the whole packed input per step.
+points per forward. What is left is the Jacobian itself: its T x S values need min(T, S)
+directions through the model's linearisation, forward or reverse, which multiplies each of
+its matrices by min(T, S) vectors, as a forward pass of min(T, S) copies does;
+benchmarks/explain.py times that floor beside gradient x input (docs/performance.md). Two
+other ways were measured and not kept: forward-mode over the source positions (S copies with
+dual numbers) cost 2-3x this, and running the encoder again over one copy per row for one
+ordinary backward gained nothing once an unpadded batch ran its RNN unpacked
+(attnlab.models.encoder: packing copied the whole input per step in backward).
 
 Every encoder is attributed at its token embedding's output (`source_embedding`), the RNN's,
 the LSTMN's and the Transformer's alike. The Transformer's encoder then scales it by sqrt(D)

@@ -26,7 +26,8 @@ class EncoderOutput:
 
 
 class RNNEncoder(nn.Module):
-    """Embedding, dropout, then a (bi)directional GRU/LSTM run over packed sequences."""
+    """Embedding, dropout, then a (bi)directional GRU/LSTM run over packed sequences (over the
+    batch as it is when no sentence is padded)."""
 
     def __init__(self, vocab_size: int, embedding_dim: int, hidden_dim: int, *, layers: int = 1,
                  bidirectional: bool = True, rnn: str = "gru", dropout: float = 0.0,
@@ -41,11 +42,15 @@ class RNNEncoder(nn.Module):
     def forward(self, src: Tensor, src_mask: Tensor) -> EncoderOutput:
         """src (B, S) token ids; src_mask (B, S) bool. Every sentence needs >= 1 real token."""
         embedded = self.dropout(self.embedding(src))  # (B, S, E)
-        lengths = src_mask.sum(-1).cpu()
-        packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)
-        outputs, final = run_rnn(self.rnn, packed, None)
-        annotations, _ = pad_packed_sequence(outputs, batch_first=True,
-                                             total_length=src.shape[1])  # (B, S, D)
+        if bool(src_mask.all()):  # nothing padded: packing would only cost (a copy per step)
+            annotations, final = run_rnn(self.rnn, embedded, None)
+        else:
+            lengths = src_mask.sum(-1).cpu()
+            packed = pack_padded_sequence(embedded, lengths, batch_first=True,
+                                          enforce_sorted=False)
+            outputs, final = run_rnn(self.rnn, packed, None)
+            annotations, _ = pad_packed_sequence(outputs, batch_first=True,
+                                                 total_length=src.shape[1])  # (B, S, D)
         top = final[0][-self.directions:]  # (directions, B, H): forward last, backward first
         summary = torch.cat(list(top), dim=-1)  # (B, D)
         return EncoderOutput(self.dropout(annotations), src_mask, final, summary)
