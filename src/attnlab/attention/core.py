@@ -19,8 +19,19 @@ def masked_softmax(scores: Tensor, mask: Tensor | None = None) -> Tensor:
     Returns weights shaped like scores: rows sum to 1 over real positions, and a row with no real
     position is all zeros.
     """
+    if not (torch.is_grad_enabled() and scores.requires_grad):   # decoding: no Function call
+        return _masked_softmax(scores, mask)
     weights: Tensor = _MaskedSoftmax.apply(scores, mask)  # type: ignore[no-untyped-call]
     return weights
+
+
+def _masked_softmax(scores: Tensor, mask: Tensor | None) -> Tensor:
+    if mask is None:
+        return torch.softmax(scores, dim=-1)
+    # A finite fill (not -inf) keeps an all-masked row finite through softmax; the masked_fill
+    # afterwards makes the zeros exact.
+    lowest = torch.finfo(scores.dtype).min
+    return torch.softmax(scores.masked_fill(~mask, lowest), dim=-1).masked_fill(~mask, 0.0)
 
 
 class _MaskedSoftmax(torch.autograd.Function):
@@ -31,14 +42,7 @@ class _MaskedSoftmax(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, scores: Tensor, mask: Tensor | None) -> Tensor:
-        if mask is None:
-            weights = torch.softmax(scores, dim=-1)
-        else:
-            # A finite fill (not -inf) keeps an all-masked row finite through softmax; the
-            # masked_fill afterwards makes the zeros exact.
-            lowest = torch.finfo(scores.dtype).min
-            weights = torch.softmax(scores.masked_fill(~mask, lowest), dim=-1)
-            weights = weights.masked_fill(~mask, 0.0)
+        weights = _masked_softmax(scores, mask)
         ctx.save_for_backward(weights)
         return weights
 
